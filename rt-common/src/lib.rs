@@ -1,0 +1,4 @@
+//! The GPU threads runtime, generic over a [`Hal`].
+#![no_std]
+pub mod abi;
+pub mod protocol;

@@ -1,0 +1,227 @@
+//! The launch block and the host-call ring: the one definition both ends use.
+//!
+//! The device side (the runtime, compiled into the GPU program's `std`) and the
+//! host side (the `launcher`) both compile this module, so a layout change is
+//! one edit. Everything here is `#[repr(C)]` with compile-time size checks.
+//!
+//! # The launch
+//! The launcher allocates a [`LaunchBlock`] in device memory, fills it in, and
+//! passes its address as the only parameter of the kernel [`KERNEL_ENTRY`].
+//! It also allocates:
+//! - the thread table: `num_threads` × [`THREAD_SLOT_BYTES`] of zeroed device
+//!   memory; each slot starts with a [`ThreadSlotPublic`] the host may read
+//!   while the kernel runs (for timeout reports);
+//! - the device heap: `heap_size` bytes of device memory;
+//! - the ring: a [`RingHeader`] followed by `capacity` slots of
+//!   [`RING_SLOT_BYTES`] each, in host-mapped memory (CUDA: mapped pinned
+//!   memory; HIP: fine-grained host memory) so that system-scope atomics reach
+//!   the host;
+//! - the argument and environment tables: arrays of [`StrRef`].
+//!
+//! # The ring (who owns a slot when)
+//! Slot `i` carries a sequence word `seq`. With `cap` slots, ticket `t` uses
+//! slot `t % cap`:
+//! - `seq == t`: the slot is free for the producer holding ticket `t`;
+//! - `seq == t + 1`: the producer has published it; the host owns it;
+//! - the host, once done, stores `seq = t + cap` (free for ticket `t + cap`),
+//!   except for a packet with [`FLAG_REPLY`]: then the host writes the reply
+//!   into the payload, stores `reply_seq = t + 1`, and the *device*, after
+//!   reading the reply, stores `seq = t + cap`.
+//!
+//! A producer takes a ticket with `head.fetch_add(1)` and waits (sleeping)
+//! until `seq == t`: that is the backpressure, so nothing is ever dropped or
+//! overwritten. The host consumes tickets in order. Producers publish with a
+//! system-scope release store after their payload writes; the host reads `seq`
+//! with acquire, then the payload, and validates every field before use.
+
+/// Name of the kernel the launcher starts. It takes one parameter: the
+/// device address of the [`LaunchBlock`].
+pub const KERNEL_ENTRY: &str = "__gpu_start";
+
+/// `LaunchBlock::magic`: "GPUT" little endian.
+pub const LAUNCH_MAGIC: u32 = 0x5455_5047;
+/// Bumped on every incompatible change of this module.
+pub const ABI_VERSION: u32 = 1;
+
+/// Everything the device needs from the host, passed by address to the kernel.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LaunchBlock {
+    /// [`LAUNCH_MAGIC`].
+    pub magic: u32,
+    /// [`ABI_VERSION`].
+    pub version: u32,
+    /// Warps (threads) in the thread table; the launch has at least this many.
+    pub num_threads: u32,
+    /// Lanes per warp the launcher computed the grid with; the device checks it
+    /// against its own compile-time lane count and reports a mismatch.
+    pub lanes: u32,
+    /// Device address of the [`RingHeader`] (host-mapped memory).
+    pub ring: u64,
+    /// Device address and size of the heap.
+    pub heap_base: u64,
+    pub heap_size: u64,
+    /// Device address of the thread table (`num_threads` × [`THREAD_SLOT_BYTES`], zeroed).
+    pub threads: u64,
+    /// Per-lane stack bytes this launch provides (`Builder::stack_size` above
+    /// this is refused with an error).
+    pub stack_size: u64,
+    /// Program arguments: `argc` [`StrRef`]s at `argv` (device-readable).
+    pub argc: u64,
+    pub argv: u64,
+    /// Environment: `envc` [`StrRef`]s of `KEY=VALUE` at `envp`.
+    pub envc: u64,
+    pub envp: u64,
+    /// Host wall clock at launch, nanoseconds since the Unix epoch.
+    pub epoch_unix_ns: u64,
+    /// Idle policy: longest sleep of an idle warp between polls, in ns.
+    pub idle_sleep_ns: u64,
+    /// Seed for `HashMap`'s random keys (host randomness).
+    pub random_seed: u64,
+    /// Bit flags ([`LAUNCH_FLAG_*`](LAUNCH_FLAG_TRACE)).
+    pub flags: u64,
+    /// Reserved; zero.
+    pub reserved: [u64; 5],
+}
+
+/// `LaunchBlock::flags`: the runtime may write extra diagnostics to stderr.
+pub const LAUNCH_FLAG_TRACE: u64 = 1;
+
+/// A byte string in device-readable memory.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StrRef {
+    pub ptr: u64,
+    pub len: u64,
+}
+
+/// Bytes per thread-table slot. The runtime's private slot state follows the
+/// [`ThreadSlotPublic`] header and must fit.
+pub const THREAD_SLOT_BYTES: usize = 256;
+
+/// The first bytes of a thread-table slot: what the host reads for reports.
+/// Written only by the device; the host only reads (and tolerates garbage).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct ThreadSlotPublic {
+    /// One of the `THREAD_*` states.
+    pub state: u32,
+    /// One of the `WAIT_*` reasons, while the thread is blocked.
+    pub wait: u32,
+    /// Bytes of `name` in use.
+    pub name_len: u32,
+    pub _pad: u32,
+    /// The thread's name, truncated.
+    pub name: [u8; 48],
+}
+
+/// The warp is idle, sleeping in the idle loop; `spawn` may claim it.
+pub const THREAD_FREE: u32 = 0;
+/// A spawner has claimed the warp and is filling in the closure.
+pub const THREAD_CLAIMED: u32 = 1;
+/// The warp runs a thread's closure (or `main`, for warp 0).
+pub const THREAD_RUNNING: u32 = 2;
+/// The closure returned; the thread waits to be joined.
+pub const THREAD_FINISHED: u32 = 3;
+/// The warp has left the kernel (program end).
+pub const THREAD_EXITED: u32 = 4;
+
+pub const WAIT_NONE: u32 = 0;
+pub const WAIT_JOIN: u32 = 1;
+/// Blocked in a futex wait: a `Mutex`, `Condvar`, `RwLock`, `Once`, channel.
+pub const WAIT_LOCK: u32 = 2;
+pub const WAIT_SLEEP: u32 = 3;
+pub const WAIT_PARK: u32 = 4;
+/// Waiting for room in the host ring (backpressure) or a host reply.
+pub const WAIT_HOST: u32 = 5;
+
+/// Human name of a `WAIT_*` value, for reports.
+pub fn wait_reason_name(wait: u32) -> &'static str {
+    match wait {
+        WAIT_NONE => "running",
+        WAIT_JOIN => "blocked in join",
+        WAIT_LOCK => "blocked on a lock",
+        WAIT_SLEEP => "sleeping",
+        WAIT_PARK => "parked",
+        WAIT_HOST => "waiting for the host",
+        _ => "unknown state",
+    }
+}
+
+/// `RingHeader::magic`: "RING".
+pub const RING_MAGIC: u32 = 0x474E_4952;
+/// Bytes per ring slot, header included.
+pub const RING_SLOT_BYTES: usize = 256;
+/// Bytes of payload per slot.
+pub const RING_PAYLOAD_BYTES: usize = RING_SLOT_BYTES - core::mem::size_of::<RingSlotHeader>();
+/// Offset of slot 0 from the start of the ring.
+pub const RING_SLOTS_OFFSET: usize = 256;
+
+/// Total bytes of a ring with `capacity` slots.
+pub const fn ring_bytes(capacity: u32) -> usize {
+    RING_SLOTS_OFFSET + capacity as usize * RING_SLOT_BYTES
+}
+
+/// The ring's header. `head` is in its own cache line: every producer hits it.
+#[repr(C, align(128))]
+pub struct RingHeader {
+    /// [`RING_MAGIC`], written by the host.
+    pub magic: u32,
+    /// Number of slots, a power of two, written by the host.
+    pub capacity: u32,
+    pub _pad0: [u32; 30],
+    /// Next ticket; producers `fetch_add(1)`.
+    pub head: core::sync::atomic::AtomicU64,
+    pub _pad1: [u64; 15],
+}
+
+/// The header of one ring slot; the payload follows it.
+#[repr(C)]
+pub struct RingSlotHeader {
+    /// Ownership sequence: see the module docs.
+    pub seq: core::sync::atomic::AtomicU64,
+    /// For [`FLAG_REPLY`] packets: the host stores `t + 1` once the reply is in.
+    pub reply_seq: core::sync::atomic::AtomicU64,
+    /// One of the `OP_*` opcodes.
+    pub op: u32,
+    /// Thread (warp) index of the producer.
+    pub thread: u32,
+    /// Payload bytes in use (≤ [`RING_PAYLOAD_BYTES`]).
+    pub len: u32,
+    /// `FLAG_*` bits.
+    pub flags: u32,
+    /// Opcode-specific arguments.
+    pub arg0: u64,
+    pub arg1: u64,
+    pub _pad: [u64; 2],
+}
+
+/// No operation (with [`FLAG_REPLY`]: a host round trip).
+pub const OP_NOP: u32 = 0;
+/// Bytes for a file descriptor: `arg0` = 1 (stdout) or 2 (stderr).
+/// A `write` larger than a payload is split into packets; all but the last
+/// carry [`FLAG_MORE`]; the host writes the whole call at once.
+pub const OP_WRITE: u32 = 1;
+/// The program ends: `arg0` = exit code (from `main` or `process::exit`).
+pub const OP_EXIT: u32 = 2;
+/// The program aborts: `arg0` = exit code (101 after a panic, 134 for
+/// `process::abort`).
+pub const OP_ABORT: u32 = 3;
+/// A thread ended; `arg0` = its thread index. For host-side bookkeeping.
+pub const OP_THREAD_EXIT: u32 = 4;
+
+/// More packets of the same write follow.
+pub const FLAG_MORE: u32 = 1;
+/// The device waits for the host's reply in this slot.
+pub const FLAG_REPLY: u32 = 2;
+
+/// Highest opcode a host accepts.
+pub const OP_MAX: u32 = OP_THREAD_EXIT;
+
+const _: () = assert!(core::mem::size_of::<LaunchBlock>() == 160);
+const _: () = assert!(core::mem::size_of::<StrRef>() == 16);
+const _: () = assert!(core::mem::size_of::<ThreadSlotPublic>() == 64);
+const _: () = assert!(core::mem::size_of::<ThreadSlotPublic>() <= THREAD_SLOT_BYTES);
+const _: () = assert!(core::mem::size_of::<RingHeader>() == RING_SLOTS_OFFSET);
+const _: () = assert!(core::mem::size_of::<RingSlotHeader>() == 64);
+const _: () = assert!(RING_PAYLOAD_BYTES == 192);
