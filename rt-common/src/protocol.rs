@@ -97,7 +97,7 @@ pub struct StrRef {
 
 /// Bytes per thread-table slot. The runtime's private slot state follows the
 /// [`ThreadSlotPublic`] header and must fit.
-pub const THREAD_SLOT_BYTES: usize = 256;
+pub const THREAD_SLOT_BYTES: usize = 1024;
 
 /// The first bytes of a thread-table slot: what the host reads for reports.
 /// Written only by the device; the host only reads (and tolerates garbage).
