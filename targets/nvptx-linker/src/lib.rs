@@ -1,0 +1,190 @@
+//! An nvptx linker for rustc's `llbc` linker flavor.
+//!
+//! rustc hands an nvptx link to "the bitcode linker" with
+//! `--export-symbol NAME`, bitcode `.o` files, `.rlib` archives of bitcode,
+//! `--target`, `--target-cpu`, `-O<n>` and `-o out.ptx`. The rustup component
+//! that does this (`llvm-bitcode-linker`) cannot be had here, so this is our
+//! own, made of llvm-tools: unpack the archives, `llvm-link` all bitcode,
+//! `opt` (internalize everything but the exports and the kernel entry, then
+//! optimize), `llc` to PTX.
+use std::ffi::OsString;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+mod ar;
+
+/// Symbols kept even when rustc names none (it passes no exports for
+/// executables): the runtime's kernel entry.
+pub const ALWAYS_EXPORTED: &[&str] = &["__gpu_start"];
+
+/// A parsed linker command line.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct LinkArgs {
+    pub inputs: Vec<PathBuf>,
+    pub exports: Vec<String>,
+    pub output: Option<PathBuf>,
+    pub target_cpu: Option<String>,
+    pub opt_level: Option<String>,
+    /// Flags we do not use, reported with `GPU_LD_VERBOSE=1`.
+    pub ignored: Vec<String>,
+}
+
+pub fn parse_args(args: &[OsString]) -> Result<LinkArgs, String> {
+    let mut out = LinkArgs::default();
+    let mut it = args.iter().map(|a| a.to_string_lossy().into_owned());
+    while let Some(arg) = it.next() {
+        let mut value = |flag: &str| it.next().ok_or_else(|| format!("{flag} needs a value"));
+        match arg.as_str() {
+            "-o" => out.output = Some(PathBuf::from(value("-o")?)),
+            "--export-symbol" => out.exports.push(value("--export-symbol")?),
+            "--target-cpu" => out.target_cpu = Some(value("--target-cpu")?),
+            // Library search paths: every input comes as a full path.
+            "-L" => {
+                value("-L")?;
+            }
+            "--target" => {
+                let t = value("--target")?;
+                if !t.starts_with("nvptx64") {
+                    return Err(format!("this linker links nvptx64 only, not {t}"));
+                }
+            }
+            a if a.starts_with("-O") && a.len() == 3 => out.opt_level = Some(a[2..].to_string()),
+            a if a.starts_with('-') => out.ignored.push(a.to_string()),
+            a => out.inputs.push(PathBuf::from(a)),
+        }
+    }
+    if out.output.is_none() {
+        return Err("no output file (-o) given".into());
+    }
+    Ok(out)
+}
+
+/// Entry point of the `gpu-nvptx-ld` binary; returns the exit code.
+pub fn main_with_args(args: Vec<OsString>) -> i32 {
+    match parse_args(&args).and_then(|a| link(&a)) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("gpu-nvptx-ld: error: {e}");
+            1
+        }
+    }
+}
+
+/// Where llvm-tools are: `$GPU_TOOLCHAIN` (set by `gpurun build`), else the
+/// sysroot of the `rustc` on PATH.
+fn llvm_bin() -> Result<PathBuf, String> {
+    if let Some(tc) = std::env::var_os("GPU_TOOLCHAIN") {
+        if let Some(bin) = gpu_targets::setup::llvm_bin(Path::new(&tc)) {
+            return Ok(bin);
+        }
+    }
+    let out = Command::new("rustc").args(["--print", "sysroot"]).output().map_err(|e| format!("cannot run rustc: {e}"))?;
+    let sysroot = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    gpu_targets::setup::llvm_bin(&sysroot)
+        .ok_or_else(|| format!("llvm-tools not found in {}: run `rustup component add llvm-tools`", sysroot.display()))
+}
+
+fn run(tool: &Path, args: &[OsString]) -> Result<(), String> {
+    if std::env::var_os("GPU_LD_VERBOSE").is_some() {
+        eprintln!("gpu-nvptx-ld: {} {}", tool.display(), args.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>().join(" "));
+    }
+    let out = Command::new(tool).args(args).output().map_err(|e| format!("cannot run {}: {e}", tool.display()))?;
+    if !out.status.success() {
+        return Err(format!("{} failed:\n{}", tool.display(), String::from_utf8_lossy(&out.stderr)));
+    }
+    Ok(())
+}
+
+fn is_bitcode(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"BC\xC0\xDE") || bytes.starts_with(&[0xDE, 0xC0, 0x17, 0x0B])
+}
+
+pub fn link(args: &LinkArgs) -> Result<(), String> {
+    let output = args.output.as_ref().expect("checked by parse_args");
+    if std::env::var_os("GPU_LD_VERBOSE").is_some() {
+        eprintln!("gpu-nvptx-ld: ignoring {:?}", args.ignored);
+    }
+    let bin = llvm_bin()?;
+    let work = output.with_extension("gpu-ld");
+    let _ = fs::remove_dir_all(&work);
+    fs::create_dir_all(&work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
+
+    // Collect every bitcode module: loose `.o` files and archive members.
+    let mut modules: Vec<PathBuf> = Vec::new();
+    for (i, input) in args.inputs.iter().enumerate() {
+        let bytes = fs::read(input).map_err(|e| format!("cannot read {}: {e}", input.display()))?;
+        if is_bitcode(&bytes) {
+            modules.push(input.clone());
+        } else if ar::is_archive(&bytes) {
+            for (j, (name, data)) in ar::members(&bytes).map_err(|e| format!("{}: {e}", input.display()))?.into_iter().enumerate() {
+                if is_bitcode(data) {
+                    let path = work.join(format!("{i}-{j}-{}", name.replace('/', "_")));
+                    fs::write(&path, data).map_err(|e| e.to_string())?;
+                    modules.push(path);
+                }
+            }
+        } else {
+            return Err(format!("{} is neither LLVM bitcode nor an archive of it", input.display()));
+        }
+    }
+
+    let linked = work.join("linked.bc");
+    let mut link_args: Vec<OsString> = vec!["-o".into(), linked.clone().into()];
+    link_args.extend(modules.iter().map(|m| m.clone().into_os_string()));
+    run(&bin.join("llvm-link"), &link_args)?;
+
+    let mut keep: Vec<&str> = ALWAYS_EXPORTED.to_vec();
+    keep.extend(args.exports.iter().map(String::as_str));
+    let opt_level = args.opt_level.as_deref().unwrap_or("3");
+    let opt_level = if opt_level == "0" { "1" } else { opt_level };
+    let optimized = work.join("optimized.bc");
+    let cpu = args.target_cpu.clone().unwrap_or_else(|| "sm_70".into());
+    run(
+        &bin.join("opt"),
+        &[
+            format!("-passes=internalize,globaldce,default<O{opt_level}>").into(),
+            format!("-internalize-public-api-list={}", keep.join(",")).into(),
+            format!("-mcpu={cpu}").into(),
+            "-o".into(),
+            optimized.clone().into(),
+            linked.into(),
+        ],
+    )?;
+    run(
+        &bin.join("llc"),
+        &[format!("-mcpu={cpu}").into(), format!("-O{}", opt_level.min("3")).into(), "-o".into(), output.into(), optimized.into()],
+    )?;
+    let _ = fs::remove_dir_all(&work);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn os(v: &[&str]) -> Vec<OsString> {
+        v.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn parses_rustc_llbc_command_lines() {
+        let a = parse_args(&os(&[
+            "--export-symbol", "k", "a.o", "libstd.rlib", "--target", "nvptx64-nvidia-cuda", "--target-cpu", "sm_90",
+            "-L", "/x/raw-dylibs", "-o", "out.ptx", "-O3", "--debug",
+        ]))
+        .unwrap();
+        assert_eq!(a.exports, vec!["k"]);
+        assert_eq!(a.inputs, vec![PathBuf::from("a.o"), PathBuf::from("libstd.rlib")]);
+        assert_eq!(a.output, Some(PathBuf::from("out.ptx")));
+        assert_eq!(a.target_cpu.as_deref(), Some("sm_90"));
+        assert_eq!(a.opt_level.as_deref(), Some("3"));
+        assert_eq!(a.ignored, vec!["--debug"]);
+    }
+
+    #[test]
+    fn refuses_other_targets_and_missing_output() {
+        assert!(parse_args(&os(&["--target", "amdgcn-amd-amdhsa", "-o", "x"])).unwrap_err().contains("nvptx64"));
+        assert!(parse_args(&os(&["a.o"])).unwrap_err().contains("-o"));
+    }
+}

@@ -1,0 +1,104 @@
+//! GPU architecture names and what they imply.
+
+/// The two GPU vendors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Vendor {
+    Amd,
+    Nvidia,
+}
+
+impl Vendor {
+    /// File stem of the target spec in `targets/` (and cargo's target name).
+    pub fn target_name(self) -> &'static str {
+        match self {
+            Vendor::Amd => "amdgcn-amd-amdhsa-std",
+            Vendor::Nvidia => "nvptx64-nvidia-cuda-std",
+        }
+    }
+
+    /// File extension of the code object.
+    pub fn code_object_ext(self) -> &'static str {
+        match self {
+            Vendor::Amd => "elf",
+            Vendor::Nvidia => "ptx",
+        }
+    }
+}
+
+/// A GPU architecture: `gfx90a`, `gfx942`, `gfx1100`, `sm_90`, ...
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Arch {
+    pub name: String,
+    pub vendor: Vendor,
+}
+
+impl Arch {
+    pub fn parse(name: &str) -> Result<Arch, String> {
+        let bad = || {
+            format!(
+                "unknown GPU arch `{name}`: use an AMD gfx name (gfx90a, gfx942, gfx1100, ...) \
+                 or an NVIDIA sm name (sm_70 ... sm_120, e.g. sm_90 for H100)"
+            )
+        };
+        if let Some(rest) = name.strip_prefix("gfx") {
+            if !(3..=4).contains(&rest.len()) || !rest.chars().all(|c| c.is_ascii_hexdigit()) {
+                return Err(bad());
+            }
+            // gfx9xx: GCN/CDNA; gfx10xx-gfx12xx: RDNA.
+            let major: u32 = rest[..rest.len() - 2].parse().map_err(|_| bad())?;
+            if !(9..=12).contains(&major) {
+                return Err(bad());
+            }
+            return Ok(Arch { name: name.to_string(), vendor: Vendor::Amd });
+        }
+        if let Some(rest) = name.strip_prefix("sm_") {
+            let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+            let suffix = &rest[digits.len()..];
+            let sm: u32 = digits.parse().map_err(|_| bad())?;
+            // Volta (sm_70) is the oldest with independent thread scheduling and
+            // `nanosleep`, which the runtime needs.
+            if sm < 70 || !(suffix.is_empty() || suffix == "a") {
+                return Err(format!("{}; sm_70 (Volta) or newer is needed", bad()));
+            }
+            return Ok(Arch { name: name.to_string(), vendor: Vendor::Nvidia });
+        }
+        Err(bad())
+    }
+
+    /// Lanes per warp/wavefront for this arch: 64 on GCN/CDNA (gfx9xx), 32 on
+    /// RDNA (gfx10+, wave32 by default) and NVIDIA.
+    pub fn lanes(&self) -> u32 {
+        match self.vendor {
+            Vendor::Amd if self.name.len() == 6 => 64,
+            _ => 32,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_archs_we_build_for() {
+        for (name, vendor, lanes) in [
+            ("gfx90a", Vendor::Amd, 64),
+            ("gfx942", Vendor::Amd, 64),
+            ("gfx1100", Vendor::Amd, 32),
+            ("sm_80", Vendor::Nvidia, 32),
+            ("sm_90", Vendor::Nvidia, 32),
+            ("sm_90a", Vendor::Nvidia, 32),
+        ] {
+            let a = Arch::parse(name).unwrap();
+            assert_eq!((a.vendor, a.lanes()), (vendor, lanes), "{name}");
+        }
+    }
+
+    #[test]
+    fn rejects_unknown_and_too_old_archs() {
+        for name in ["", "gfx", "gfx8", "gfx803", "sm_60", "sm_9x", "x86_64", "gfxzzz"] {
+            assert!(Arch::parse(name).is_err(), "{name}");
+        }
+        assert!(Arch::parse("sm_61").unwrap_err().contains("sm_70"));
+    }
+}

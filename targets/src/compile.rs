@@ -1,0 +1,124 @@
+//! `gpurun build`: cargo with `-Zbuild-std` on the patched toolchain.
+use crate::arch::{Arch, Vendor};
+use crate::paths::Paths;
+use std::fs;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    pub release: bool,
+    /// Cargo's target dir; default `<crate>/target/gpu/<arch>` (one per arch,
+    /// so switching archs does not rebuild std each time).
+    pub target_dir: Option<PathBuf>,
+}
+
+/// The environment and arguments that make plain cargo build for `arch` with
+/// the patched std. Shared by `build` and by tests that drive cargo directly.
+pub fn cargo_command(paths: &Paths, arch: &Arch, opts: &Options, manifest: &Path, target_dir: &Path) -> Command {
+    let mut cmd = Command::new(paths.cargo());
+    cmd.arg("build")
+        .arg("--manifest-path")
+        .arg(manifest)
+        .arg("--target")
+        .arg(paths.target_spec(arch.vendor))
+        .arg("--target-dir")
+        .arg(target_dir)
+        .args(["-Zbuild-std=std,panic_abort", "-Zbuild-std-features=compiler-builtins-mem", "-Zjson-target-spec"])
+        .arg("--message-format=json-render-diagnostics");
+    if opts.release {
+        cmd.arg("--release");
+    } else {
+        // amdgcn always links through LTO, which fails below opt-level 2; a
+        // debug build keeps debug assertions and overflow checks but optimizes.
+        cmd.args(["--config", "profile.dev.opt-level=2", "--config", "profile.dev.debug=false"]);
+    }
+    let linker_var = format!("CARGO_TARGET_{}_LINKER", arch.vendor.target_name().to_uppercase().replace('-', "_"));
+    cmd.env("RUSTC", paths.rustc())
+        .env_remove("RUSTUP_TOOLCHAIN")
+        .env_remove("RUSTC_WRAPPER")
+        .env_remove("CARGO_BUILD_TARGET")
+        .env("RUSTFLAGS", format!("-Ctarget-cpu={}", arch.name))
+        .env("GPU_TOOLCHAIN", &paths.toolchain);
+    if arch.vendor == Vendor::Nvidia {
+        cmd.env(linker_var, paths.nvptx_linker());
+    }
+    cmd
+}
+
+/// Builds the package at `dir` and returns its code object's path.
+pub fn build(paths: &Paths, dir: &Path, arch: &Arch, opts: &Options, log: &mut dyn FnMut(&str)) -> Result<PathBuf, String> {
+    let manifest = dir.join("Cargo.toml");
+    if !manifest.exists() {
+        return Err(format!("{} is not a crate: it has no Cargo.toml", dir.display()));
+    }
+    if arch.vendor == Vendor::Nvidia && !paths.nvptx_linker().exists() {
+        return Err(format!("the nvptx linker {} is missing: run `gpurun setup`", paths.nvptx_linker().display()));
+    }
+    let target_dir = opts.target_dir.clone().unwrap_or_else(|| dir.join("target/gpu").join(&arch.name));
+    forget_stale_std(paths, &target_dir)?;
+    log(&format!("building {} for {} ({})", dir.display(), arch.name, arch.vendor.target_name()));
+    let mut child = cargo_command(paths, arch, opts, &manifest, &target_dir)
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run {}: {e}", paths.cargo().display()))?;
+    let mut artifact = None;
+    for line in BufReader::new(child.stdout.take().expect("piped")).lines() {
+        let line = line.map_err(|e| e.to_string())?;
+        if let Some(path) = artifact_of(&line, arch.vendor) {
+            artifact = Some(path);
+        }
+    }
+    let status = child.wait().map_err(|e| e.to_string())?;
+    if !status.success() {
+        return Err(format!("cargo failed to build {} for {}", dir.display(), arch.name));
+    }
+    artifact.ok_or_else(|| format!("cargo built {} but reported no GPU code object (a `bin` or `cdylib` target is needed)", dir.display()))
+}
+
+/// The code object path in one line of cargo's JSON messages, if any.
+fn artifact_of(line: &str, vendor: Vendor) -> Option<PathBuf> {
+    let msg: serde_json::Value = serde_json::from_str(line).ok()?;
+    if msg.get("reason")?.as_str()? != "compiler-artifact" {
+        return None;
+    }
+    if let Some(exe) = msg.get("executable").and_then(|e| e.as_str()) {
+        return Some(PathBuf::from(exe));
+    }
+    let ext = vendor.code_object_ext();
+    msg.get("filenames")?.as_array()?.iter().filter_map(|f| f.as_str()).find(|f| f.ends_with(ext)).map(PathBuf::from)
+}
+
+/// Cargo does not notice edits to std's sources, so after the toolchain was
+/// remade, drop the std build of a target dir that was made with another.
+fn forget_stale_std(paths: &Paths, target_dir: &Path) -> Result<(), String> {
+    let current = fs::read(paths.toolchain.join("gpu-toolchain.stamp")).unwrap_or_default();
+    let seen_file = target_dir.join("gpu-toolchain.stamp");
+    if fs::read(&seen_file).ok().as_ref() == Some(&current) {
+        return Ok(());
+    }
+    for vendor in [Vendor::Amd, Vendor::Nvidia] {
+        let dir = target_dir.join(vendor.target_name());
+        if dir.exists() {
+            fs::remove_dir_all(&dir).map_err(|e| format!("cannot remove the stale std build {}: {e}", dir.display()))?;
+        }
+    }
+    fs::create_dir_all(target_dir).map_err(|e| e.to_string())?;
+    fs::write(&seen_file, current).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_executables_and_cdylibs_in_cargo_messages() {
+        let exe = r#"{"reason":"compiler-artifact","filenames":["/t/hello.ptx"],"executable":"/t/hello.ptx"}"#;
+        assert_eq!(artifact_of(exe, Vendor::Nvidia), Some(PathBuf::from("/t/hello.ptx")));
+        let lib = r#"{"reason":"compiler-artifact","filenames":["/t/libx.rlib","/t/x.elf"],"executable":null}"#;
+        assert_eq!(artifact_of(lib, Vendor::Amd), Some(PathBuf::from("/t/x.elf")));
+        assert_eq!(artifact_of(r#"{"reason":"build-finished","success":true}"#, Vendor::Amd), None);
+        assert_eq!(artifact_of("not json", Vendor::Amd), None);
+    }
+}
