@@ -4,9 +4,12 @@
 //! - [`compile`]: `gpurun build`: cargo with `-Zbuild-std` for a GPU arch;
 //! - [`arch`]: which vendor and target an arch name (`gfx90a`, `sm_90`) means.
 pub mod arch;
+pub mod codecheck;
 pub mod compile;
+pub mod doctor;
 pub mod patch;
 pub mod paths;
+mod protocol_names;
 pub mod setup;
 
 pub use arch::{Arch, Vendor};

@@ -204,3 +204,24 @@ fn copy_runtime_crate(from: &Path, to: &Path, name: &str) -> Result<(), String> 
     );
     patch::replace_file(&to.join("Cargo.toml"), manifest.as_bytes())
 }
+
+/// Installs `exe` as the made toolchain's nvptx linker (`gpu-nvptx-ld`)
+/// unless the same build is already there. `exe` is `gpurun` itself, which
+/// acts as the linker when called by that name, or the `gpu-nvptx-ld` binary.
+pub fn install_linker(paths: &Paths, exe: &Path) -> Result<bool, String> {
+    let dst = paths.nvptx_linker();
+    let meta = |p: &Path| fs::metadata(p).ok().map(|m| (m.len(), m.modified().ok()));
+    if meta(&dst).is_some() && meta(&dst) == meta(exe) {
+        return Ok(false);
+    }
+    let tmp = dst.with_extension("tmp");
+    let _ = fs::remove_file(&tmp);
+    fs::copy(exe, &tmp).map_err(|e| format!("cannot copy {} to {}: {e}", exe.display(), tmp.display()))?;
+    // Keep the source's mtime so the comparison above recognises it next time.
+    if let Some(mtime) = fs::metadata(exe).ok().and_then(|m| m.modified().ok()) {
+        let f = fs::File::options().write(true).open(&tmp).map_err(|e| e.to_string())?;
+        f.set_modified(mtime).map_err(|e| e.to_string())?;
+    }
+    fs::rename(&tmp, &dst).map_err(|e| format!("cannot install {}: {e}", dst.display()))?;
+    Ok(true)
+}

@@ -1,0 +1,118 @@
+//! Checks a built code object: the kernel entry is there, the idle loop
+//! sleeps (`s_sleep` / `nanosleep`), the wavefront size is the arch's, and
+//! nothing is left undefined. Used by `gpurun demo` (no GPU), `gpurun build
+//! --check`, and the CI tests; AMD objects are read with llvm-tools.
+use crate::arch::{Arch, Vendor};
+use crate::protocol_names::KERNEL_ENTRY;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// What a code object holds.
+#[derive(Debug, Default, Clone)]
+pub struct CodeObjectReport {
+    pub path: PathBuf,
+    pub bytes: u64,
+    pub kernel_entry: bool,
+    /// `s_sleep` (AMD) or `nanosleep` (NVIDIA) appears in the code.
+    pub sleeps: bool,
+    /// AMD: `.wavefront_size` of the kernel from the metadata note; NVIDIA: 32.
+    pub wavefront_size: Option<u32>,
+    /// AMD: the gfx arch recorded in the metadata (`amdhsa.target`); NVIDIA:
+    /// the PTX `.target`.
+    pub target: Option<String>,
+    /// Functions or symbols referenced but not defined.
+    pub undefined: Vec<String>,
+}
+
+impl CodeObjectReport {
+    /// Everything that must hold for `arch`, as a list of problems.
+    pub fn problems(&self, arch: &Arch) -> Vec<String> {
+        let mut p = Vec::new();
+        if !self.kernel_entry {
+            p.push(format!("no kernel entry `{KERNEL_ENTRY}`"));
+        }
+        if !self.sleeps {
+            p.push("the idle loop has no sleep instruction (s_sleep / nanosleep)".into());
+        }
+        if self.wavefront_size != Some(arch.lanes()) {
+            p.push(format!("wavefront size {:?}, expected {}", self.wavefront_size, arch.lanes()));
+        }
+        match &self.target {
+            Some(t) if t.contains(arch.name.as_str()) => {}
+            other => p.push(format!("built for {other:?}, expected {}", arch.name)),
+        }
+        if !self.undefined.is_empty() {
+            p.push(format!("undefined symbols: {}", self.undefined.join(", ")));
+        }
+        p
+    }
+}
+
+fn tool_output(bin: &Path, tool: &str, args: &[&str], file: &Path) -> Result<String, String> {
+    let out = Command::new(bin.join(tool))
+        .args(args)
+        .arg(file)
+        .output()
+        .map_err(|e| format!("cannot run {tool}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("{tool} failed on {}: {}", file.display(), String::from_utf8_lossy(&out.stderr)));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Inspects `path`, a code object built for `vendor`. `llvm_bin` is the
+/// llvm-tools folder (see [`crate::setup::llvm_bin`]).
+pub fn inspect(path: &Path, vendor: Vendor, llvm_bin: &Path) -> Result<CodeObjectReport, String> {
+    let bytes = std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?.len();
+    let mut r = CodeObjectReport { path: path.to_path_buf(), bytes, ..Default::default() };
+    match vendor {
+        Vendor::Nvidia => {
+            let ptx = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            inspect_ptx(&ptx, &mut r);
+        }
+        Vendor::Amd => {
+            let syms = tool_output(llvm_bin, "llvm-readobj", &["--dyn-syms", "--symbols"], path)?;
+            let notes = tool_output(llvm_bin, "llvm-readobj", &["--notes"], path)?;
+            let disasm = tool_output(llvm_bin, "llvm-objdump", &["-d"], path)?;
+            inspect_amd(&syms, &notes, &disasm, &mut r);
+        }
+    }
+    Ok(r)
+}
+
+/// PTX: `.entry` for kernels; `.extern .func` declares what is undefined.
+pub fn inspect_ptx(ptx: &str, r: &mut CodeObjectReport) {
+    r.kernel_entry = ptx.lines().any(|l| l.contains(".entry") && l.contains(KERNEL_ENTRY));
+    r.sleeps = ptx.contains("nanosleep");
+    r.wavefront_size = Some(32);
+    r.target = ptx.lines().find_map(|l| l.trim().strip_prefix(".target")).map(|t| t.trim().to_string());
+    r.undefined = ptx
+        .lines()
+        .filter(|l| l.trim_start().starts_with(".extern"))
+        .filter_map(|l| l.split(|c: char| c.is_whitespace() || c == '(').filter(|w| !w.is_empty()).last().map(str::to_string))
+        .collect();
+}
+
+/// AMDGPU ELF: symbols from llvm-readobj, the metadata note, the disassembly.
+pub fn inspect_amd(syms: &str, notes: &str, disasm: &str, r: &mut CodeObjectReport) {
+    let kd = format!("{KERNEL_ENTRY}.kd");
+    r.kernel_entry = syms.lines().any(|l| l.trim() == format!("Name: {kd}") || l.trim().starts_with(&format!("Name: {kd} ")));
+    r.sleeps = disasm.lines().any(|l| l.contains("s_sleep"));
+    r.wavefront_size = notes
+        .lines()
+        .find_map(|l| l.trim().strip_prefix(".wavefront_size:"))
+        .and_then(|v| v.trim().parse().ok());
+    r.target = notes.lines().find_map(|l| l.trim().strip_prefix("amdhsa.target:")).map(|t| t.trim().to_string());
+    // llvm-readobj prints `Section: Undefined` for undefined symbols; the
+    // first (null) symbol has an empty name.
+    let mut undefined = Vec::new();
+    let mut name = String::new();
+    for line in syms.lines().map(str::trim) {
+        if let Some(n) = line.strip_prefix("Name:") {
+            name = n.trim().split(" (").next().unwrap_or_default().to_string();
+        } else if line.starts_with("Section: Undefined") && !name.is_empty() && !undefined.contains(&name) {
+            undefined.push(name.clone());
+        }
+    }
+    r.undefined = undefined;
+}
