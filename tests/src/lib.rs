@@ -1,1 +1,38 @@
+//! Helpers for the end-to-end tests: one patched toolchain for all of them.
+use gpu_targets::{Arch, Paths};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
+static SETUP: Mutex<bool> = Mutex::new(false);
+
+/// The repository's paths, with the patched toolchain made and the nvptx
+/// linker `linker` installed (once per test process).
+pub fn toolchain(linker: &Path) -> Paths {
+    let paths = Paths::from_env();
+    let mut done = SETUP.lock().unwrap_or_else(|e| e.into_inner());
+    if !*done {
+        let mut log = |l: &str| eprintln!("setup: {l}");
+        gpu_targets::setup::ensure(&paths, &mut log).expect("gpurun setup");
+        gpu_targets::setup::install_linker(&paths, linker).expect("install the nvptx linker");
+        *done = true;
+    }
+    paths
+}
+
+/// Builds `examples/<name>` for `arch` (release) into a target dir shared by
+/// the tests of that arch, and returns the code object.
+pub fn build_example(paths: &Paths, name: &str, arch: &str) -> PathBuf {
+    let arch = Arch::parse(arch).unwrap();
+    let opts = gpu_targets::compile::Options {
+        release: true,
+        target_dir: Some(paths.repo.join("target/e2e").join(&arch.name)),
+    };
+    let mut log = |l: &str| eprintln!("{l}");
+    gpu_targets::compile::build(paths, &paths.repo.join("examples").join(name), &arch, &opts, &mut log)
+        .unwrap_or_else(|e| panic!("building {name} for {}: {e}", arch.name))
+}
+
+/// The llvm-tools folder of the made toolchain.
+pub fn llvm_bin(paths: &Paths) -> PathBuf {
+    gpu_targets::setup::llvm_bin(&paths.toolchain).expect("llvm-tools in the made toolchain")
+}

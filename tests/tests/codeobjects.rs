@@ -1,0 +1,78 @@
+//! The examples build for wave64 AMD (gfx90a), wave32 AMD (gfx1100) and
+//! NVIDIA (sm_90), and each code object has its kernel entry, an idle loop
+//! that sleeps, the arch's wavefront size, and no undefined symbols.
+use e2e_tests::{build_example, llvm_bin, toolchain};
+use gpu_targets::{codecheck, Arch};
+use std::path::Path;
+
+const LINKER: &str = env!("CARGO_BIN_EXE_gpu-nvptx-ld");
+
+fn check(example: &str, arch: &str) {
+    let paths = toolchain(Path::new(LINKER));
+    let object = build_example(&paths, example, arch);
+    let arch = Arch::parse(arch).unwrap();
+    let report = codecheck::inspect(&object, arch.vendor, &llvm_bin(&paths)).unwrap();
+    eprintln!(
+        "{example} for {}: {} ({} bytes), wavefront {:?}, target {:?}",
+        arch.name,
+        object.display(),
+        report.bytes,
+        report.wavefront_size,
+        report.target
+    );
+    let problems = report.problems(&arch);
+    assert!(problems.is_empty(), "{example} for {}: {problems:?}", arch.name);
+}
+
+#[test]
+fn hello_threads_gfx90a_wave64() {
+    check("hello-threads", "gfx90a");
+}
+
+#[test]
+fn hello_threads_gfx1100_wave32() {
+    check("hello-threads", "gfx1100");
+}
+
+#[test]
+fn hello_threads_sm_90() {
+    check("hello-threads", "sm_90");
+}
+
+#[test]
+fn std_coverage_gfx90a() {
+    check("std-coverage", "gfx90a");
+}
+
+#[test]
+fn std_coverage_gfx1100() {
+    check("std-coverage", "gfx1100");
+}
+
+#[test]
+fn std_coverage_sm_90() {
+    check("std-coverage", "sm_90");
+}
+
+/// The literal command for the built-in target, from the example's folder,
+/// with its own `.cargo/config.toml` (a debug build: the config makes it
+/// optimize, since amdgcn LTO fails below opt-level 2).
+#[test]
+fn cdylib_literal_cargo_build_for_builtin_amdgcn_target() {
+    let paths = toolchain(Path::new(LINKER));
+    let dir = paths.repo.join("examples/cdylib-threads");
+    let status = std::process::Command::new("cargo")
+        .args(["build", "-Zbuild-std", "--target", "amdgcn-amd-amdhsa"])
+        .current_dir(&dir)
+        .env_remove("RUSTUP_TOOLCHAIN")
+        .env_remove("CARGO_TARGET_DIR")
+        .env_remove("RUSTC")
+        .status()
+        .expect("run cargo");
+    assert!(status.success(), "cargo build -Zbuild-std --target amdgcn-amd-amdhsa failed in {}", dir.display());
+    let object = dir.join("target/amdgcn-amd-amdhsa/debug/cdylib_threads.elf");
+    let report = codecheck::inspect(&object, gpu_targets::Vendor::Amd, &llvm_bin(&paths)).unwrap();
+    eprintln!("cdylib-threads: {} ({} bytes)", object.display(), report.bytes);
+    let problems = report.problems(&Arch::parse("gfx90a").unwrap());
+    assert!(problems.is_empty(), "{problems:?}");
+}
