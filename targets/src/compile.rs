@@ -12,6 +12,8 @@ pub struct Options {
     /// Cargo's target dir; default `<crate>/target/gpu/<arch>` (one per arch,
     /// so switching archs does not rebuild std each time).
     pub target_dir: Option<PathBuf>,
+    /// Build only this `bin` target of the package.
+    pub bin: Option<String>,
 }
 
 /// The environment and arguments that make plain cargo build for `arch` with
@@ -27,6 +29,9 @@ pub fn cargo_command(paths: &Paths, arch: &Arch, opts: &Options, manifest: &Path
         .arg(target_dir)
         .args(["-Zbuild-std=std,panic_abort", "-Zbuild-std-features=compiler-builtins-mem", "-Zjson-target-spec"])
         .arg("--message-format=json-render-diagnostics");
+    if let Some(bin) = &opts.bin {
+        cmd.args(["--bin", bin]);
+    }
     if opts.release {
         cmd.arg("--release");
     } else {
@@ -47,8 +52,9 @@ pub fn cargo_command(paths: &Paths, arch: &Arch, opts: &Options, manifest: &Path
     cmd
 }
 
-/// Builds the package at `dir` and returns its code object's path.
-pub fn build(paths: &Paths, dir: &Path, arch: &Arch, opts: &Options, log: &mut dyn FnMut(&str)) -> Result<PathBuf, String> {
+/// Builds the package at `dir` and returns its code objects' paths (one per
+/// `bin` or `cdylib` target built; the last is the package's last target).
+pub fn build(paths: &Paths, dir: &Path, arch: &Arch, opts: &Options, log: &mut dyn FnMut(&str)) -> Result<Vec<PathBuf>, String> {
     let manifest = dir.join("Cargo.toml");
     if !manifest.exists() {
         return Err(format!("{} is not a crate: it has no Cargo.toml", dir.display()));
@@ -63,18 +69,21 @@ pub fn build(paths: &Paths, dir: &Path, arch: &Arch, opts: &Options, log: &mut d
         .stdout(Stdio::piped())
         .spawn()
         .map_err(|e| format!("cannot run {}: {e}", paths.cargo().display()))?;
-    let mut artifact = None;
+    let mut artifacts = Vec::new();
     for line in BufReader::new(child.stdout.take().expect("piped")).lines() {
         let line = line.map_err(|e| e.to_string())?;
         if let Some(path) = artifact_of(&line, arch.vendor) {
-            artifact = Some(path);
+            artifacts.push(path);
         }
     }
     let status = child.wait().map_err(|e| e.to_string())?;
     if !status.success() {
         return Err(format!("cargo failed to build {} for {}", dir.display(), arch.name));
     }
-    artifact.ok_or_else(|| format!("cargo built {} but reported no GPU code object (a `bin` or `cdylib` target is needed)", dir.display()))
+    if artifacts.is_empty() {
+        return Err(format!("cargo built {} but reported no GPU code object (a `bin` or `cdylib` target is needed)", dir.display()));
+    }
+    Ok(artifacts)
 }
 
 /// The code object path in one line of cargo's JSON messages, if any.

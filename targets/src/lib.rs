@@ -19,12 +19,20 @@ use std::path::{Path, PathBuf};
 
 /// Builds the crate at `dir` for `arch` (`gfx90a`, `gfx942`, `gfx1100`, `sm_80`,
 /// `sm_90`, ...) and returns the path of the built code object
-/// (an AMDGPU ELF `.elf` or a PTX `.ptx` file). Makes the toolchain first if
-/// it is missing or stale.
-pub fn build_crate(dir: &Path, arch: &str, release: bool) -> Result<PathBuf, String> {
+/// (an AMDGPU ELF `.elf` or a PTX `.ptx` file); with several `bin` targets,
+/// `bin` names one. Makes the toolchain first if it is missing or stale, and
+/// installs `linker` (a binary that links nvptx when called `gpu-nvptx-ld`).
+pub fn build_crate(dir: &Path, arch: &str, release: bool, bin: Option<&str>, linker: &Path) -> Result<PathBuf, String> {
     let paths = Paths::from_env();
     let arch = Arch::parse(arch)?;
     let mut log = |line: &str| eprintln!("gpurun: {line}");
     setup::ensure(&paths, &mut log)?;
-    compile::build(&paths, dir, &arch, &compile::Options { release, ..Default::default() }, &mut log)
+    setup::install_linker(&paths, linker)?;
+    let opts = compile::Options { release, bin: bin.map(str::to_string), ..Default::default() };
+    let mut objects = compile::build(&paths, dir, &arch, &opts, &mut log)?;
+    if objects.len() > 1 {
+        let names: Vec<_> = objects.iter().filter_map(|p| p.file_stem()).map(|s| s.to_string_lossy().into_owned()).collect();
+        return Err(format!("{} has several programs ({}): choose one with --bin", dir.display(), names.join(", ")));
+    }
+    Ok(objects.pop().expect("build returns at least one"))
 }

@@ -26,10 +26,13 @@ pub fn build_example(paths: &Paths, name: &str, arch: &str) -> PathBuf {
     let opts = gpu_targets::compile::Options {
         release: true,
         target_dir: Some(paths.repo.join("target/e2e").join(&arch.name)),
+        bin: None,
     };
     let mut log = |l: &str| eprintln!("{l}");
     gpu_targets::compile::build(paths, &paths.repo.join("examples").join(name), &arch, &opts, &mut log)
         .unwrap_or_else(|e| panic!("building {name} for {}: {e}", arch.name))
+        .pop()
+        .expect("one code object")
 }
 
 /// The llvm-tools folder of the made toolchain.
