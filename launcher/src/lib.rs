@@ -1,0 +1,18 @@
+//! `gpurun`: runs Rust `std` programs built for AMD (HIP) or NVIDIA (CUDA)
+//! GPUs. The vendor follows from the code object ([`codeobj`]); each vendor
+//! is a [`backend::Backend`] ([`cuda`], [`hip`]); [`run`] drives one launch
+//! and [`ring`] serves the program's host calls.
+#![deny(unsafe_op_in_unsafe_fn)]
+
+pub mod backend;
+pub mod codeobj;
+pub mod cuda;
+pub mod devices;
+pub mod exit;
+pub mod hip;
+pub mod launch_block;
+pub mod libpath;
+pub mod report;
+pub mod ring;
+pub mod run;
+pub mod testutil;

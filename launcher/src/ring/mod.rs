@@ -1,0 +1,269 @@
+//! The host end of the host-call ring (`rt_common::protocol`): a view over
+//! the ring's memory as a slice of atomic words, and the decoding of one
+//! slot, which validates every field before use.
+//!
+//! The ring memory is shared with a device that may be buggy, so every read
+//! is an atomic load (no data race whatever the device does) and nothing read
+//! is trusted: the capacity and thread count come from the host's own launch,
+//! and a bad opcode, length, flag, descriptor, thread index or sequence word
+//! is a [`RingError`], never a panic or an out-of-bounds access. Decoding
+//! works on a plain byte snapshot ([`decode_slot`]) so it can be fuzzed.
+
+pub mod server;
+
+use std::mem::offset_of;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rt_common::protocol::{
+    FLAG_MORE, FLAG_REPLY, OP_ABORT, OP_EXIT, OP_MAX, OP_NOP, OP_THREAD_EXIT, OP_WRITE, RING_MAGIC, RING_PAYLOAD_BYTES,
+    RING_SLOT_BYTES, RING_SLOTS_OFFSET, RingHeader, RingSlotHeader, ring_bytes,
+};
+
+#[cfg(not(target_endian = "little"))]
+compile_error!("the ring layout is little endian on both GPUs; a big-endian host would need byte swaps");
+
+const WORD: usize = 8;
+const SLOT_WORDS: usize = RING_SLOT_BYTES / WORD;
+const PAYLOAD_OFFSET: usize = size_of::<RingSlotHeader>();
+
+/// A ring protocol violation: the device wrote something no correct runtime
+/// writes. Reported as "the GPU program broke the host-call protocol".
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RingError {
+    #[error("ring memory of {have} bytes is too small for {capacity} slots ({need} bytes)")]
+    TooSmall { have: usize, need: usize, capacity: u32 },
+    #[error("ring capacity {0} is not a power of two")]
+    BadCapacity(u32),
+    #[error("slot snapshot of {0} bytes is shorter than a slot ({RING_SLOT_BYTES} bytes)")]
+    Truncated(usize),
+    #[error("slot {slot} (ticket {ticket}) has sequence word {seq}; a correct producer leaves {ticket} or {}", ticket + 1)]
+    BadSeq { ticket: u64, slot: u64, seq: u64 },
+    #[error(
+        "packet {ticket}: unknown opcode {op} (this launcher knows 0..={OP_MAX}); was the program built against another protocol version?"
+    )]
+    BadOp { ticket: u64, op: u32 },
+    #[error("packet {ticket}: thread index {thread} but the launch has {num_threads} threads")]
+    BadThread { ticket: u64, thread: u64, num_threads: u32 },
+    #[error("packet {ticket}: payload length {len} exceeds the {RING_PAYLOAD_BYTES} bytes of a slot")]
+    BadLen { ticket: u64, len: u32 },
+    #[error("packet {ticket}: flag bits {flags:#x} are not valid for opcode {op}")]
+    BadFlags { ticket: u64, op: u32, flags: u32 },
+    #[error("packet {ticket}: write to file descriptor {fd}; only 1 (stdout) and 2 (stderr) exist")]
+    BadFd { ticket: u64, fd: u64 },
+}
+
+/// A decoded, validated packet.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Packet {
+    pub ticket: u64,
+    pub thread: u32,
+    pub op: Op,
+    /// `FLAG_MORE`: more packets of the same write follow.
+    pub more: bool,
+    /// `FLAG_REPLY`: the device waits for `reply_seq`.
+    pub reply: bool,
+    len: u8,
+    payload: [u8; RING_PAYLOAD_BYTES],
+}
+
+impl Packet {
+    pub fn payload(&self) -> &[u8] {
+        &self.payload[..self.len as usize]
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Nop,
+    /// Bytes for fd 1 or 2.
+    Write {
+        fd: u8,
+    },
+    Exit {
+        code: i32,
+    },
+    Abort {
+        code: i32,
+    },
+    ThreadExit {
+        thread: u32,
+    },
+}
+
+fn u32_at(b: &[u8], off: usize) -> u32 {
+    u32::from_le_bytes([b[off], b[off + 1], b[off + 2], b[off + 3]])
+}
+
+fn u64_at(b: &[u8], off: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&b[off..off + 8]);
+    u64::from_le_bytes(w)
+}
+
+/// Exit codes travel as `arg0`; the low 32 bits are the `i32` code whether
+/// the device sign- or zero-extended it.
+fn exit_code(arg0: u64) -> i32 {
+    arg0 as u32 as i32
+}
+
+/// Decodes and validates one slot's bytes (header and payload) for `ticket`.
+/// The sequence word is not checked here (see [`RingView::state`]).
+pub fn decode_slot(slot: &[u8], ticket: u64, num_threads: u32) -> Result<Packet, RingError> {
+    if slot.len() < RING_SLOT_BYTES {
+        return Err(RingError::Truncated(slot.len()));
+    }
+    let op = u32_at(slot, offset_of!(RingSlotHeader, op));
+    let thread = u32_at(slot, offset_of!(RingSlotHeader, thread));
+    let len = u32_at(slot, offset_of!(RingSlotHeader, len));
+    let flags = u32_at(slot, offset_of!(RingSlotHeader, flags));
+    let arg0 = u64_at(slot, offset_of!(RingSlotHeader, arg0));
+    if op > OP_MAX {
+        return Err(RingError::BadOp { ticket, op });
+    }
+    if thread >= num_threads {
+        return Err(RingError::BadThread { ticket, thread: thread.into(), num_threads });
+    }
+    if len as usize > RING_PAYLOAD_BYTES {
+        return Err(RingError::BadLen { ticket, len });
+    }
+    let allowed = if op == OP_WRITE { FLAG_MORE | FLAG_REPLY } else { FLAG_REPLY };
+    if flags & !allowed != 0 {
+        return Err(RingError::BadFlags { ticket, op, flags });
+    }
+    let op = match op {
+        OP_NOP => Op::Nop,
+        OP_WRITE => match arg0 {
+            1 | 2 => Op::Write { fd: arg0 as u8 },
+            fd => return Err(RingError::BadFd { ticket, fd }),
+        },
+        OP_EXIT => Op::Exit { code: exit_code(arg0) },
+        OP_ABORT => Op::Abort { code: exit_code(arg0) },
+        OP_THREAD_EXIT => {
+            if arg0 >= u64::from(num_threads) {
+                return Err(RingError::BadThread { ticket, thread: arg0, num_threads });
+            }
+            Op::ThreadExit { thread: arg0 as u32 }
+        }
+        _ => unreachable!("op ≤ OP_MAX was checked"),
+    };
+    let mut payload = [0u8; RING_PAYLOAD_BYTES];
+    payload[..len as usize].copy_from_slice(&slot[PAYLOAD_OFFSET..PAYLOAD_OFFSET + len as usize]);
+    Ok(Packet {
+        ticket,
+        thread,
+        op,
+        more: flags & FLAG_MORE != 0,
+        reply: flags & FLAG_REPLY != 0,
+        len: len as u8,
+        payload,
+    })
+}
+
+/// The state of the slot the host expects `ticket` in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SlotState {
+    /// Not yet published (the producer has not written it, or holds it).
+    Empty,
+    /// The device still owns the slot's previous packet (it waits to read a
+    /// reply the host wrote one lap ago).
+    ReplyPending,
+    /// Published: the host owns it.
+    Published,
+}
+
+/// The ring's memory as atomic words. The host alone decides the capacity.
+#[derive(Clone, Copy)]
+pub struct RingView<'a> {
+    words: &'a [AtomicU64],
+    capacity: u32,
+}
+
+impl<'a> RingView<'a> {
+    pub fn new(words: &'a [AtomicU64], capacity: u32) -> Result<Self, RingError> {
+        if !capacity.is_power_of_two() {
+            return Err(RingError::BadCapacity(capacity));
+        }
+        let need = ring_bytes(capacity);
+        if words.len() * WORD < need {
+            return Err(RingError::TooSmall { have: words.len() * WORD, need, capacity });
+        }
+        Ok(RingView { words, capacity })
+    }
+
+    pub fn capacity(&self) -> u32 {
+        self.capacity
+    }
+
+    /// Writes the header and frees every slot (`seq = index`). Before launch.
+    pub fn init(&self) {
+        for w in &self.words[..ring_bytes(self.capacity) / WORD] {
+            w.store(0, Ordering::Relaxed);
+        }
+        let magic_word = offset_of!(RingHeader, magic) / WORD;
+        // magic (offset 0) and capacity (offset 4) share the first word.
+        const _: () = assert!(offset_of!(RingHeader, capacity) == 4 && offset_of!(RingHeader, magic) == 0);
+        self.words[magic_word].store(u64::from(RING_MAGIC) | (u64::from(self.capacity) << 32), Ordering::Relaxed);
+        for i in 0..u64::from(self.capacity) {
+            self.seq(i).store(i, Ordering::Relaxed);
+        }
+        // Release: the kernel launch that follows orders these for the device.
+        std::sync::atomic::fence(Ordering::Release);
+    }
+
+    fn slot_word(&self, ticket: u64) -> usize {
+        (RING_SLOTS_OFFSET + (ticket % u64::from(self.capacity)) as usize * RING_SLOT_BYTES) / WORD
+    }
+
+    fn seq(&self, ticket: u64) -> &AtomicU64 {
+        &self.words[self.slot_word(ticket) + offset_of!(RingSlotHeader, seq) / WORD]
+    }
+
+    /// The next ticket producers will take (diagnostics only).
+    pub fn head(&self) -> u64 {
+        self.words[offset_of!(RingHeader, head) / WORD].load(Ordering::Relaxed)
+    }
+
+    /// Classifies the slot of `ticket` from its sequence word.
+    pub fn state(&self, ticket: u64) -> Result<SlotState, RingError> {
+        let cap = u64::from(self.capacity);
+        // Acquire: pairs with the producer's system-scope release store of
+        // `seq = t + 1`, so the payload reads below see its writes.
+        let seq = self.seq(ticket).load(Ordering::Acquire);
+        if seq == ticket.wrapping_add(1) {
+            Ok(SlotState::Published)
+        } else if seq == ticket {
+            Ok(SlotState::Empty)
+        } else if ticket >= cap && seq == ticket - cap + 1 {
+            Ok(SlotState::ReplyPending)
+        } else {
+            Err(RingError::BadSeq { ticket, slot: ticket % cap, seq })
+        }
+    }
+
+    /// Copies the published slot of `ticket` and decodes it.
+    pub fn read(&self, ticket: u64, num_threads: u32) -> Result<Packet, RingError> {
+        let base = self.slot_word(ticket);
+        let mut snap = [0u8; RING_SLOT_BYTES];
+        for (i, w) in self.words[base..base + SLOT_WORDS].iter().enumerate() {
+            // Relaxed is enough after the acquire load of `seq` in `state`.
+            snap[i * WORD..(i + 1) * WORD].copy_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
+        }
+        decode_slot(&snap, ticket, num_threads)
+    }
+
+    /// Frees the slot for ticket `ticket + capacity`.
+    pub fn release(&self, ticket: u64) {
+        // Release: our reads of the payload happen before the producer reuses it.
+        self.seq(ticket).store(ticket + u64::from(self.capacity), Ordering::Release);
+    }
+
+    /// Tells the device waiting on `ticket` that its reply is in the slot.
+    pub fn reply(&self, ticket: u64) {
+        let w = self.slot_word(ticket) + offset_of!(RingSlotHeader, reply_seq) / WORD;
+        // Release: the reply payload written before is visible to the device.
+        self.words[w].store(ticket + 1, Ordering::Release);
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests;

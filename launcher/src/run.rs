@@ -1,0 +1,377 @@
+//! One run, vendor-neutral: load, size the launch, allocate and fill in
+//! everything the [`LaunchBlock`] points to, launch, serve the ring on a
+//! second thread while this one polls the kernel, and turn how it ended into
+//! a [`RunStatus`], an exit code and a message.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use rt_common::protocol::{ABI_VERSION, LAUNCH_FLAG_TRACE, LAUNCH_MAGIC, LaunchBlock, THREAD_SLOT_BYTES, ring_bytes};
+
+use crate::backend::{Backend, BackendError, LaunchPlan, MappedBuf, PlanError, plan_launch};
+use crate::codeobj::CodeObject;
+use crate::exit;
+use crate::launch_block::{LAUNCH_BLOCK_BYTES, launch_block_bytes, string_tables, string_tables_size};
+use crate::report::{self, RunStatus};
+use crate::ring::server::{STATE_BROKEN, STATE_EXITED, Server, ServerReport, Shared, Sink};
+use crate::ring::{RingError, RingView};
+
+/// Default device heap when `--heap-size` is not given: 512 MiB, or a
+/// quarter of free memory if that is less.
+pub const DEFAULT_HEAP: u64 = 512 << 20;
+/// Default per-lane stack.
+pub const DEFAULT_STACK: u64 = 16 << 10;
+/// Default ring capacity (slots, a power of two).
+pub const DEFAULT_RING_SLOTS: u32 = 4096;
+/// How long the kernel may take to end after the program exited.
+pub const EXIT_GRACE: Duration = Duration::from_secs(1);
+
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    pub threads: Option<u32>,
+    pub stack_size: u64,
+    pub heap_size: Option<u64>,
+    pub timeout: Option<Duration>,
+    pub idle_sleep_ns: u64,
+    /// `argv`, `argv[0]` included.
+    pub args: Vec<Vec<u8>>,
+    /// `KEY=VALUE` entries.
+    pub env: Vec<Vec<u8>>,
+    pub seed: Option<u64>,
+    pub trace: bool,
+    pub ring_slots: u32,
+    pub exit_grace: Duration,
+    pub verbose: bool,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            threads: None,
+            stack_size: DEFAULT_STACK,
+            heap_size: None,
+            timeout: None,
+            idle_sleep_ns: 0,
+            args: vec![b"program".to_vec()],
+            env: Vec::new(),
+            seed: None,
+            trace: false,
+            ring_slots: DEFAULT_RING_SLOTS,
+            exit_grace: EXIT_GRACE,
+            verbose: false,
+        }
+    }
+}
+
+/// A failure before the kernel started.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Backend(#[from] BackendError),
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+    #[error("internal error setting up the host-call ring: {0}")]
+    Ring(#[from] RingError),
+}
+
+impl RunError {
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            RunError::Backend(e) => e.exit_code(),
+            RunError::Plan(e) => e.exit_code(),
+            RunError::Ring(_) => exit::PROTOCOL,
+        }
+    }
+}
+
+/// How a started run ended.
+pub struct RunOutcome {
+    pub status: RunStatus,
+    /// What to print on stderr (already prefixed lines, no trailing newline).
+    pub message: Option<String>,
+}
+
+enum Ending {
+    Finished,
+    Fault(BackendError),
+    Broken,
+    ExitGraceOver,
+    Timeout,
+}
+
+/// Runs `code` on `backend`, writing the program's output to `sink`.
+pub fn execute(
+    backend: &mut dyn Backend,
+    code: &CodeObject,
+    opts: &RunOptions,
+    sink: impl Sink,
+) -> Result<RunOutcome, RunError> {
+    let info = backend.info().clone();
+    let kernel = backend.load(code, opts.stack_size)?;
+    let plan = plan_launch(&info, &kernel, opts.threads, |bt| backend.occupancy(bt))?;
+    let heap_size = match opts.heap_size {
+        Some(h) => h,
+        None => DEFAULT_HEAP.min(backend.free_memory()? / 4).max(1 << 20),
+    };
+    if opts.verbose {
+        eprintln!(
+            "gpurun: {} ({}): {} blocks × {} threads ({} warps of {} lanes), {} threads resident-capable, \
+             using {}; {} blocks/CU on {} CUs; stack {} B/lane, heap {} B{}",
+            info.name,
+            info.arch,
+            plan.grid,
+            plan.block_threads,
+            plan.block_warps,
+            plan.lanes,
+            plan.resident_warps,
+            plan.num_threads,
+            plan.blocks_per_cu,
+            info.compute_units,
+            opts.stack_size,
+            heap_size,
+            kernel.registers.map(|r| format!(", {r} registers/lane")).unwrap_or_default(),
+        );
+    }
+
+    let table_bytes = plan.num_threads as usize * THREAD_SLOT_BYTES;
+    let table = backend.alloc(table_bytes)?;
+    backend.zero(table, table_bytes)?;
+    let heap = backend.alloc(usize::try_from(heap_size).unwrap_or(usize::MAX))?;
+    let ring_buf = backend.alloc_mapped(ring_bytes(opts.ring_slots))?;
+    // SAFETY: `alloc_mapped` returned page-aligned host memory of `len` bytes
+    // that stays mapped while `backend` lives, which outlives this function
+    // (and the server thread, joined inside it). All access is atomic.
+    let ring_words = unsafe { mapped_words(&ring_buf) };
+    let ring = RingView::new(ring_words, opts.ring_slots)?;
+    ring.init();
+    let staging = match opts.timeout {
+        Some(_) => Some(backend.alloc_mapped(table_bytes)?),
+        None => None,
+    };
+
+    let strings_size = string_tables_size(&opts.args, &opts.env);
+    let block = backend.alloc(LAUNCH_BLOCK_BYTES + strings_size)?;
+    let tables = string_tables(block + LAUNCH_BLOCK_BYTES as u64, &opts.args, &opts.env);
+    let lb = LaunchBlock {
+        magic: LAUNCH_MAGIC,
+        version: ABI_VERSION,
+        num_threads: plan.num_threads,
+        lanes: plan.lanes,
+        ring: ring_buf.device,
+        heap_base: heap,
+        heap_size,
+        threads: table,
+        stack_size: opts.stack_size,
+        argc: tables.argc,
+        argv: tables.argv,
+        envc: tables.envc,
+        envp: tables.envp,
+        epoch_unix_ns: SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64),
+        idle_sleep_ns: opts.idle_sleep_ns,
+        random_seed: opts.seed.unwrap_or_else(random_seed),
+        flags: if opts.trace { LAUNCH_FLAG_TRACE } else { 0 },
+        block_warps: plan.block_warps,
+        _pad: 0,
+        reserved: [0; 4],
+    };
+    let mut image = launch_block_bytes(&lb).to_vec();
+    image.extend_from_slice(&tables.bytes);
+    backend.upload(block, &image)?;
+
+    let mut status = RunStatus {
+        code_object: Some(code.path.display().to_string()),
+        device: Some(info.clone()),
+        launch: Some(plan.clone()),
+        stack_size: Some(opts.stack_size),
+        heap_size: Some(heap_size),
+        ..Default::default()
+    };
+    let start = Instant::now();
+    backend.launch(plan.grid, plan.block_threads, block)?;
+
+    let shared = Shared::default();
+    let (ending, server) = std::thread::scope(|scope| {
+        let server = Server::new(ring, plan.num_threads, sink);
+        let shared = &shared;
+        let handle = std::thread::Builder::new()
+            .name("gpurun-ring".into())
+            .spawn_scoped(scope, move || server.serve(shared))
+            .expect("spawning the ring server thread");
+        let ending = watch(backend, shared, opts, start);
+        shared.stop.store(true, Ordering::Release);
+        let report = handle.join().expect("the ring server thread panicked");
+        (ending, report)
+    });
+    status.elapsed_s = start.elapsed().as_secs_f64();
+
+    let table_copy = match (&ending, staging) {
+        (Ending::Timeout, Some(buf)) => backend.read_back(table, &buf).ok().map(|()| {
+            // SAFETY: the copy into `buf` finished (read_back waits for it);
+            // nothing else writes this host memory.
+            let bytes = unsafe { std::slice::from_raw_parts(buf.host, table_bytes) };
+            report::parse_thread_table(bytes, plan.num_threads)
+        }),
+        _ => None,
+    };
+    let message = conclude(&mut status, ending, &server, table_copy.as_deref(), opts, &plan, ring.head());
+    Ok(RunOutcome { status, message })
+}
+
+/// Polls the kernel and the server until something ends the run.
+fn watch(backend: &mut dyn Backend, shared: &Shared, opts: &RunOptions, start: Instant) -> Ending {
+    let mut exited_at: Option<Instant> = None;
+    loop {
+        match backend.poll() {
+            Ok(true) => return Ending::Finished,
+            Ok(false) => {}
+            Err(e) => return Ending::Fault(e),
+        }
+        match shared.state.load(Ordering::Acquire) {
+            STATE_BROKEN => return Ending::Broken,
+            STATE_EXITED if exited_at.get_or_insert_with(Instant::now).elapsed() >= opts.exit_grace => {
+                return Ending::ExitGraceOver;
+            }
+            _ => {}
+        }
+        if exited_at.is_none() && opts.timeout.is_some_and(|t| start.elapsed() >= t) {
+            return Ending::Timeout;
+        }
+        // Short sleeps early (fast programs end fast), then 1 ms.
+        let nap = if start.elapsed() < Duration::from_millis(20) { 100 } else { 1000 };
+        std::thread::sleep(Duration::from_micros(nap));
+    }
+}
+
+/// Fills in the status and returns the message to print.
+fn conclude(
+    status: &mut RunStatus,
+    ending: Ending,
+    server: &ServerReport,
+    table: Option<&[report::SlotHeader]>,
+    opts: &RunOptions,
+    plan: &LaunchPlan,
+    head: u64,
+) -> Option<String> {
+    let program = server.exit;
+    status.program_exit_code = program.map(|p| p.code);
+    let set_program = |status: &mut RunStatus| {
+        let p = program.expect("set_program needs an exit");
+        status.status = if p.aborted { "aborted" } else { "exited" }.into();
+        status.exit_code = p.code;
+    };
+    if let Some(e) = &server.error {
+        status.status = "protocol_error".into();
+        status.exit_code = exit::PROTOCOL;
+        status.kernel_finished = matches!(ending, Ending::Finished);
+        let msg = format!(
+            "gpurun: the GPU program broke the host-call protocol: {e}\n  \
+             (ring head at ticket {head}). This is a bug in the GPU runtime or memory corruption \
+             by the program; its output so far has been written."
+        );
+        status.error = Some(msg.clone());
+        return Some(msg);
+    }
+    match ending {
+        Ending::Finished => {
+            status.kernel_finished = true;
+            if program.is_some() {
+                set_program(status);
+                None
+            } else {
+                status.status = "exited".into();
+                status.exit_code = 0;
+                Some(
+                    "gpurun: warning: the kernel ended without reporting an exit status \
+                     (is the program linked with the GPU runtime?); exiting with 0"
+                        .into(),
+                )
+            }
+        }
+        Ending::ExitGraceOver => {
+            set_program(status);
+            opts.verbose.then(|| {
+                format!(
+                    "gpurun: the kernel was still running {:?} after the program exited \
+                     (detached threads?); leaving it",
+                    opts.exit_grace
+                )
+            })
+        }
+        Ending::Broken => unreachable!("a broken ring sets server.error"),
+        Ending::Fault(e) => {
+            status.kernel_finished = true;
+            status.error = Some(e.to_string());
+            match program {
+                Some(p) if p.aborted => {
+                    // The abort path ends in a trap: expected, not news.
+                    set_program(status);
+                    opts.verbose.then(|| format!("gpurun: after the abort: {e}"))
+                }
+                Some(p) => {
+                    set_program(status);
+                    Some(format!("gpurun: warning: the program exited with {} but then {e}", p.code))
+                }
+                None => {
+                    status.status = "fault".into();
+                    status.exit_code = e.exit_code();
+                    let threads = report::live_threads(None, &server.last_lines, &server.exited_threads);
+                    let mut msg = format!("gpurun: {e}");
+                    if let Some(t) = server.last_thread {
+                        msg.push_str(&format!("\n  the last host call came from thread {t}"));
+                    }
+                    if !threads.is_empty() {
+                        msg.push_str("\n  threads that had printed and not exited:");
+                        msg.push_str(&report::describe_threads(&threads, 16));
+                    }
+                    status.threads = threads;
+                    Some(msg)
+                }
+            }
+        }
+        Ending::Timeout => {
+            status.status = "timeout".into();
+            status.exit_code = exit::TIMEOUT;
+            let threads = report::live_threads(table, &server.last_lines, &server.exited_threads);
+            let timeout = opts.timeout.unwrap_or_default();
+            let mut msg = format!(
+                "gpurun: timeout: the program did not finish within {}s ({} threads launched)",
+                timeout.as_secs_f64(),
+                plan.num_threads
+            );
+            if table.is_none() {
+                msg.push_str("\n  (the thread table could not be read; states below come from the output seen)");
+            }
+            if threads.is_empty() {
+                msg.push_str("\n  no thread was running or blocked");
+            } else {
+                msg.push_str(&format!("\n  {} threads still running or blocked:", threads.len()));
+                msg.push_str(&report::describe_threads(&threads, 32));
+            }
+            status.error = Some(format!("timeout after {}s", timeout.as_secs_f64()));
+            status.threads = threads;
+            Some(msg)
+        }
+    }
+}
+
+/// The mapped buffer as atomic words.
+///
+/// # Safety
+/// `buf.host` must be 8-aligned and valid for `buf.len` bytes for `'a`.
+unsafe fn mapped_words<'a>(buf: &MappedBuf) -> &'a [AtomicU64] {
+    debug_assert_eq!(buf.host as usize % 8, 0);
+    // SAFETY: the caller guarantees alignment and validity; AtomicU64 has the
+    // size and alignment of u64, and every access through it is atomic.
+    unsafe { std::slice::from_raw_parts(buf.host.cast::<AtomicU64>(), buf.len / 8) }
+}
+
+/// 64 random bits from the OS (through std's hash-map keys) and the clock.
+fn random_seed() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+    h.finish()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,315 @@
+//! The whole run pipeline against a fake backend whose "kernel" is a host
+//! thread speaking the ring protocol: output, exit codes, faults, timeouts
+//! with the thread report, protocol errors, arguments.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::thread::JoinHandle;
+
+use rt_common::protocol::*;
+
+use super::*;
+use crate::backend::{DeviceInfo, KernelInfo, Vendor};
+use crate::ring::tests::{Producer, VecSink};
+
+/// What the fake kernel sees.
+struct FakeDevice {
+    lb: LaunchBlock,
+    cancel: Arc<AtomicBool>,
+}
+
+impl FakeDevice {
+    fn producer(&self) -> Producer<'static> {
+        let cap = self.ring_capacity();
+        // SAFETY: the ring is a leaked allocation of the fake backend (never freed).
+        let words = unsafe { std::slice::from_raw_parts(self.lb.ring as *const AtomicU64, ring_bytes(cap) / 8) };
+        Producer { words, cap: u64::from(cap) }
+    }
+    fn ring_capacity(&self) -> u32 {
+        // SAFETY: as above; the header's first word holds magic and capacity.
+        let w = unsafe { (*(self.lb.ring as *const AtomicU64)).load(Ordering::Relaxed) };
+        assert_eq!(w as u32, RING_MAGIC);
+        (w >> 32) as u32
+    }
+    fn set_thread(&self, i: u32, state: u32, wait: u32, name: &str) {
+        let slot = self.lb.threads as usize + i as usize * THREAD_SLOT_BYTES;
+        // SAFETY: the thread table is a leaked fake allocation of num_threads slots.
+        unsafe {
+            let p = slot as *mut u32;
+            p.write(state);
+            p.add(1).write(wait);
+            p.add(2).write(name.len() as u32);
+            std::ptr::copy_nonoverlapping(name.as_ptr(), (slot + 16) as *mut u8, name.len());
+        }
+    }
+    fn args(&self) -> Vec<String> {
+        (0..self.lb.argc)
+            .map(|i| {
+                // SAFETY: argv points at argc StrRefs in a fake allocation.
+                let r = unsafe { *((self.lb.argv as *const StrRef).add(i as usize)) };
+                // SAFETY: each StrRef points at len bytes of the same allocation.
+                let b = unsafe { std::slice::from_raw_parts(r.ptr as *const u8, r.len as usize) };
+                String::from_utf8(b.to_vec()).unwrap()
+            })
+            .collect()
+    }
+    fn spin_until_cancelled(&self) {
+        while !self.cancel.load(Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+}
+
+type Kernel = Box<dyn FnOnce(FakeDevice) -> Result<(), String> + Send>;
+type Output = Vec<(u8, Vec<u8>)>;
+
+struct FakeBackend {
+    info: DeviceInfo,
+    kernel: Option<Kernel>,
+    running: Option<JoinHandle<Result<(), String>>>,
+    cancel: Arc<AtomicBool>,
+}
+
+impl FakeBackend {
+    fn new(kernel: impl FnOnce(FakeDevice) -> Result<(), String> + Send + 'static) -> Self {
+        FakeBackend {
+            info: DeviceInfo {
+                index: 0,
+                vendor: Vendor::Nvidia,
+                name: "Fake GPU".into(),
+                arch: "sm_90".into(),
+                compute_units: 2,
+                warp_size: 32,
+                max_threads_per_cu: 256,
+                max_resident_warps: 16,
+                total_memory: 1 << 30,
+                driver_version: 13000,
+            },
+            kernel: Some(Box::new(kernel)),
+            running: None,
+            cancel: Arc::new(AtomicBool::new(false)),
+        }
+    }
+    /// Host memory standing in for device memory (leaked: a kernel thread
+    /// may outlive the test's use of it).
+    fn leak(bytes: usize) -> u64 {
+        let words = vec![0u64; bytes.div_ceil(8).max(1)].into_boxed_slice();
+        Box::leak(words).as_mut_ptr() as u64
+    }
+}
+
+impl Drop for FakeBackend {
+    fn drop(&mut self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+}
+
+impl Backend for FakeBackend {
+    fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+    fn load(&mut self, _code: &CodeObject, _stack: u64) -> Result<KernelInfo, BackendError> {
+        Ok(KernelInfo { lanes: 32, max_block_threads: 1024, registers: Some(40), local_bytes: None })
+    }
+    fn occupancy(&mut self, block_threads: u32) -> Result<u32, BackendError> {
+        Ok(256 / block_threads) // 8 warps per CU, 16 in all
+    }
+    fn free_memory(&mut self) -> Result<u64, BackendError> {
+        Ok(64 << 20)
+    }
+    fn alloc(&mut self, bytes: usize) -> Result<u64, BackendError> {
+        Ok(Self::leak(bytes.min(1 << 20)))
+    }
+    fn alloc_mapped(&mut self, bytes: usize) -> Result<MappedBuf, BackendError> {
+        let a = Self::leak(bytes);
+        Ok(MappedBuf { host: a as *mut u8, device: a, len: bytes })
+    }
+    fn upload(&mut self, dst: u64, src: &[u8]) -> Result<(), BackendError> {
+        // SAFETY: dst is a leaked fake allocation at least src.len() long.
+        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst as *mut u8, src.len()) };
+        Ok(())
+    }
+    fn zero(&mut self, _dst: u64, _bytes: usize) -> Result<(), BackendError> {
+        Ok(()) // leaked allocations start zeroed
+    }
+    fn launch(&mut self, grid: u32, block_threads: u32, param: u64) -> Result<(), BackendError> {
+        assert!(grid >= 1 && block_threads.is_multiple_of(32));
+        // SAFETY: param is the fake allocation holding the uploaded LaunchBlock.
+        let lb = unsafe { std::ptr::read(param as *const LaunchBlock) };
+        assert_eq!(lb.magic, LAUNCH_MAGIC);
+        let dev = FakeDevice { lb, cancel: self.cancel.clone() };
+        let k = self.kernel.take().expect("one launch");
+        self.running = Some(std::thread::spawn(move || k(dev)));
+        Ok(())
+    }
+    fn poll(&mut self) -> Result<bool, BackendError> {
+        if !self.running.as_ref().is_some_and(|h| h.is_finished()) {
+            return Ok(false);
+        }
+        match self.running.take().unwrap().join().unwrap() {
+            Ok(()) => Ok(true),
+            Err(m) => Err(BackendError::Fault { name: "FAKE_ILLEGAL_ADDRESS".into(), desc: m, hint: String::new() }),
+        }
+    }
+    fn read_back(&mut self, src: u64, dst: &MappedBuf) -> Result<(), BackendError> {
+        // SAFETY: both are fake allocations of at least dst.len bytes.
+        unsafe { std::ptr::copy_nonoverlapping(src as *const u8, dst.host, dst.len) };
+        Ok(())
+    }
+}
+
+fn code() -> CodeObject {
+    CodeObject::from_bytes(Path::new("fake.ptx"), crate::testutil::ptx("8.0", "sm_90").into_bytes()).unwrap()
+}
+
+fn run_with(
+    opts: RunOptions,
+    kernel: impl FnOnce(FakeDevice) -> Result<(), String> + Send + 'static,
+) -> (Result<RunOutcome, RunError>, Output) {
+    let mut b = FakeBackend::new(kernel);
+    let sink = VecSink::default();
+    let r = execute(&mut b, &code(), &opts, sink.clone());
+    let out = sink.0.lock().unwrap().clone();
+    (r, out)
+}
+
+fn text(out: &[(u8, Vec<u8>)], fd: u8) -> String {
+    out.iter().filter(|(f, _)| *f == fd).map(|(_, b)| String::from_utf8_lossy(b)).collect()
+}
+
+#[test]
+fn hello_and_exit_code() {
+    let (r, out) = run_with(RunOptions::default(), |d| {
+        let p = d.producer();
+        assert_eq!(d.lb.num_threads, 16);
+        assert_eq!(d.lb.lanes, 32);
+        p.write(0, 1, b"hello from the GPU\n");
+        p.send(0, OP_EXIT, 0, 3, &[]);
+        Ok(())
+    });
+    let r = r.unwrap();
+    assert_eq!(text(&out, 1), "hello from the GPU\n");
+    assert_eq!(r.status.status, "exited");
+    assert_eq!(r.status.exit_code, 3);
+    assert!(r.status.kernel_finished);
+    assert!(r.message.is_none());
+    assert_eq!(r.status.launch.as_ref().unwrap().block_warps, 2);
+}
+
+#[test]
+fn arguments_reach_the_device() {
+    let opts = RunOptions {
+        args: vec![b"prog".to_vec(), b"a b".to_vec()],
+        env: vec![b"K=V".to_vec()],
+        threads: Some(3),
+        ..Default::default()
+    };
+    let (r, out) = run_with(opts, |d| {
+        let p = d.producer();
+        assert_eq!(d.lb.num_threads, 3);
+        assert_eq!(d.lb.envc, 1);
+        p.write(0, 1, format!("{:?}\n", d.args()).as_bytes());
+        p.send(0, OP_EXIT, 0, 0, &[]);
+        Ok(())
+    });
+    assert_eq!(r.unwrap().status.exit_code, 0);
+    assert_eq!(text(&out, 1), "[\"prog\", \"a b\"]\n");
+}
+
+#[test]
+fn too_many_threads_is_a_usage_error() {
+    let (r, _) = run_with(RunOptions { threads: Some(17), ..Default::default() }, |_| Ok(()));
+    let e = r.err().unwrap();
+    assert_eq!(e.exit_code(), exit::USAGE);
+    assert!(e.to_string().contains("16 warps"), "{e}");
+}
+
+#[test]
+fn panic_then_trap_gives_101() {
+    let (r, out) = run_with(RunOptions::default(), |d| {
+        let p = d.producer();
+        p.write(1, 2, b"thread '<unnamed>' panicked at src/main.rs:3:5:\nboom\n");
+        p.send(1, OP_ABORT, 0, 101, &[]);
+        Err("trap".into())
+    });
+    let r = r.unwrap();
+    assert!(text(&out, 2).contains("boom"));
+    assert_eq!((r.status.status.as_str(), r.status.exit_code), ("aborted", 101));
+    assert!(r.message.is_none());
+}
+
+#[test]
+fn fault_is_reported_after_the_output() {
+    let (r, out) = run_with(RunOptions::default(), |d| {
+        let p = d.producer();
+        p.write(2, 1, b"about to crash\n");
+        p.send(2, OP_WRITE, FLAG_MORE, 1, b"half a li");
+        Err("illegal memory access".into())
+    });
+    let r = r.unwrap();
+    assert_eq!(text(&out, 1), "about to crash\nhalf a li");
+    assert_eq!((r.status.status.as_str(), r.status.exit_code), ("fault", exit::DEVICE_FAULT));
+    let m = r.message.unwrap();
+    assert!(m.contains("FAKE_ILLEGAL_ADDRESS") && m.contains("thread 2"), "{m}");
+    assert!(m.contains("half a li"), "{m}");
+}
+
+#[test]
+fn timeout_reports_blocked_threads_and_last_lines() {
+    let opts = RunOptions { timeout: Some(Duration::from_millis(150)), ..Default::default() };
+    let (r, out) = run_with(opts, |d| {
+        let p = d.producer();
+        d.set_thread(0, THREAD_RUNNING, WAIT_JOIN, "main");
+        d.set_thread(1, THREAD_RUNNING, WAIT_LOCK, "");
+        d.set_thread(2, THREAD_FINISHED, 0, "");
+        p.write(1, 1, b"step 1\nwaiting for the lock\n");
+        d.spin_until_cancelled();
+        Ok(())
+    });
+    let r = r.unwrap();
+    assert_eq!(text(&out, 1), "step 1\nwaiting for the lock\n");
+    assert_eq!((r.status.status.as_str(), r.status.exit_code), ("timeout", exit::TIMEOUT));
+    assert!(!r.status.kernel_finished);
+    let m = r.message.unwrap();
+    assert!(m.contains("thread 0 \"main\": blocked in join; nothing printed"), "{m}");
+    assert!(m.contains("thread 1: blocked on a lock; last printed: \"waiting for the lock\""), "{m}");
+    assert!(!m.contains("thread 2"), "{m}");
+    assert_eq!(r.status.threads.len(), 2);
+}
+
+#[test]
+fn detached_threads_do_not_hold_the_exit() {
+    let opts = RunOptions { exit_grace: Duration::from_millis(50), ..Default::default() };
+    let (r, _) = run_with(opts, |d| {
+        d.producer().send(0, OP_EXIT, 0, 0, &[]);
+        d.spin_until_cancelled();
+        Ok(())
+    });
+    let r = r.unwrap();
+    assert_eq!((r.status.status.as_str(), r.status.exit_code), ("exited", 0));
+    assert!(!r.status.kernel_finished);
+}
+
+#[test]
+fn missing_exit_is_a_warning() {
+    let (r, _) = run_with(RunOptions::default(), |_| Ok(()));
+    let r = r.unwrap();
+    assert_eq!(r.status.exit_code, 0);
+    assert!(r.message.unwrap().contains("without reporting an exit status"));
+}
+
+#[test]
+fn corrupt_ring_is_a_protocol_error() {
+    let (r, out) = run_with(RunOptions::default(), |d| {
+        let p = d.producer();
+        p.write(0, 1, b"fine\n");
+        p.send(99, OP_WRITE, 0, 1, b"bad thread");
+        d.spin_until_cancelled();
+        Ok(())
+    });
+    let r = r.unwrap();
+    assert_eq!(text(&out, 1), "fine\n");
+    assert_eq!((r.status.status.as_str(), r.status.exit_code), ("protocol_error", exit::PROTOCOL));
+    assert!(r.message.unwrap().contains("thread index 99"));
+}

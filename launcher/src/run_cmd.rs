@@ -1,0 +1,205 @@
+//! `gpurun run` and `gpurun devices`: from arguments to a finished run.
+
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, anyhow};
+use launcher::backend::{BackendError, PlanError};
+use launcher::codeobj::{CodeObject, CodeObjectError};
+use launcher::devices;
+use launcher::exit;
+use launcher::report::RunStatus;
+use launcher::ring::server::StdSink;
+use launcher::run::{self, RunError, RunOptions};
+
+use crate::RunArgs;
+
+/// A failure that carries its exit code.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct Failure {
+    pub code: i32,
+    pub message: String,
+}
+
+/// gpurun's exit code for an error.
+pub fn exit_code_of(e: &anyhow::Error) -> i32 {
+    if let Some(f) = e.downcast_ref::<Failure>() {
+        f.code
+    } else if let Some(b) = e.downcast_ref::<BackendError>() {
+        b.exit_code()
+    } else if let Some(r) = e.downcast_ref::<RunError>() {
+        r.exit_code()
+    } else if let Some(p) = e.downcast_ref::<PlanError>() {
+        p.exit_code()
+    } else if e.downcast_ref::<CodeObjectError>().is_some() {
+        exit::CODE_OBJECT
+    } else {
+        1
+    }
+}
+
+pub fn run(args: RunArgs) -> anyhow::Result<i32> {
+    let started = Instant::now();
+    let mut status = RunStatus::default();
+    let code = match run_inner(&args, &mut status) {
+        Ok(code) => code,
+        Err(e) => {
+            // Printed here, not by main, so that --json's object stays the last line.
+            eprintln!("gpurun: {e:#}");
+            status.status = "error".into();
+            status.exit_code = exit_code_of(&e);
+            status.error = Some(format!("{e:#}"));
+            status.elapsed_s = started.elapsed().as_secs_f64();
+            status.exit_code
+        }
+    };
+    write_json(&args, &status)?;
+    if status.launch.is_some() && !status.kernel_finished {
+        exit_now(code);
+    }
+    Ok(code)
+}
+
+/// Ends the process without running `atexit` handlers: with a kernel still
+/// running (a hang, detached threads, a broken ring), the driver libraries'
+/// exit-time teardown could wait for it forever. Closing the process's
+/// device files makes the kernel driver stop the GPU work instead.
+fn exit_now(code: i32) -> ! {
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    unsafe extern "C" {
+        /// POSIX `_exit(2)`.
+        fn _exit(status: std::ffi::c_int) -> !;
+    }
+    // SAFETY: `_exit` has no preconditions; our buffers are flushed above
+    // and nothing else needs to run before the process ends.
+    unsafe { _exit(code.clamp(0, 255)) }
+}
+
+fn write_json(args: &RunArgs, status: &RunStatus) -> anyhow::Result<()> {
+    if !args.json && args.json_file.is_none() {
+        return Ok(());
+    }
+    let text = serde_json::to_string(status).context("serialising the run status")?;
+    if args.json {
+        eprintln!("{text}");
+    }
+    if let Some(path) = &args.json_file {
+        std::fs::write(path, format!("{text}\n")).with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}
+
+fn run_inner(args: &RunArgs, status: &mut RunStatus) -> anyhow::Result<i32> {
+    let (program, prog_args) = args.command.split_first().ok_or_else(|| anyhow!("no program given"))?;
+    let prog_args = match prog_args.split_first() {
+        Some((first, rest)) if first == "--" => rest,
+        _ => prog_args,
+    };
+    let program = PathBuf::from(program);
+    let code_path = if program.is_dir() { build(&program, args)? } else { program.clone() };
+    status.code_object = Some(code_path.display().to_string());
+    let code = CodeObject::read(&code_path)?;
+    let mut backend = devices::open_for(&code, args.device)?;
+
+    let argv0 = program.file_stem().map_or_else(|| program.as_os_str().to_owned(), |s| s.to_owned());
+    let opts = RunOptions {
+        threads: args.threads,
+        stack_size: args.stack_size,
+        heap_size: args.heap_size,
+        timeout: args.timeout,
+        idle_sleep_ns: args.idle_sleep_ns,
+        args: std::iter::once(&argv0).chain(prog_args).map(|a| a.as_bytes().to_vec()).collect(),
+        env: std::env::vars_os()
+            .map(|(k, v)| {
+                let mut kv = k.as_bytes().to_vec();
+                kv.push(b'=');
+                kv.extend_from_slice(v.as_bytes());
+                kv
+            })
+            .collect(),
+        seed: args.seed,
+        trace: args.trace,
+        ring_slots: args.ring_slots,
+        verbose: args.verbose,
+        ..RunOptions::default()
+    };
+    let outcome = run::execute(backend.as_mut(), &code, &opts, StdSink::default())?;
+    if let Some(msg) = &outcome.message {
+        eprintln!("{msg}");
+    }
+    *status = outcome.status;
+    if !status.kernel_finished {
+        // The kernel still runs (detached threads, a hang): tearing the
+        // backend down would wait for it; `run` ends the process instead.
+        std::mem::forget(backend);
+    }
+    Ok(status.exit_code)
+}
+
+/// Builds a crate directory for `--arch` or the device's arch.
+fn build(dir: &Path, args: &RunArgs) -> anyhow::Result<PathBuf> {
+    let arch = match &args.arch {
+        Some(a) => a.clone(),
+        None => device_arch(args.device)?,
+    };
+    // gpurun links nvptx itself when called `gpu-nvptx-ld` (main.rs).
+    let linker = std::env::current_exe().context("locating gpurun")?;
+    gpu_targets::build_crate(dir, &arch, true, args.bin.as_deref(), &linker).map_err(|e| {
+        Failure { code: exit::CODE_OBJECT, message: format!("building {} for {arch} failed: {e}", dir.display()) }
+            .into()
+    })
+}
+
+/// The processor of device `index` of the first vendor that has devices.
+fn device_arch(index: u32) -> anyhow::Result<String> {
+    let mut reasons = Vec::new();
+    for (vendor, r) in devices::probe_all() {
+        match r {
+            Ok(list) if !list.is_empty() => {
+                let count = list.len() as u32;
+                let d = list.get(index as usize).ok_or(BackendError::NoSuchDevice { vendor, index, count })?;
+                return Ok(d.processor().to_string());
+            }
+            Ok(_) => reasons.push(format!("{}: no device", vendor.api())),
+            Err(e) => reasons.push(e.to_string()),
+        }
+    }
+    Err(Failure {
+        code: exit::NO_DEVICE,
+        message: format!(
+            "no GPU to build for; pass --arch (gfx90a, gfx942, gfx1100, sm_90, ...) to build anyway.\n{}",
+            reasons.join("\n")
+        ),
+    }
+    .into())
+}
+
+pub fn devices(json: bool) -> anyhow::Result<i32> {
+    let all = devices::devices_json();
+    let found = !all.devices.is_empty();
+    if json {
+        println!("{}", serde_json::to_string_pretty(&all)?);
+    } else if found {
+        println!(
+            "{:<3} {:<7} {:<24} {:<28} {:>8}  {:<13} {:<28} memory",
+            "#", "vendor", "arch", "name", "units", "warp", "capacity"
+        );
+        for d in &all.devices {
+            println!("{}", devices::describe(d));
+        }
+    }
+    if !found {
+        eprintln!("gpurun: no GPU found");
+        for d in &all.drivers {
+            if let Some(e) = &d.error {
+                eprintln!("  {}: {}", d.api, e.replace('\n', "\n  "));
+            }
+        }
+        return Ok(exit::NO_DEVICE);
+    }
+    Ok(0)
+}
