@@ -5,6 +5,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod backend;
+pub mod bench;
 pub mod codeobj;
 pub mod cuda;
 pub mod devices;

@@ -1,6 +1,7 @@
 //! `gpurun`: the command line. Errors become messages on stderr and the exit
 //! codes of `launcher::exit` (README has the table).
 
+mod bench_cmd;
 mod run_cmd;
 mod toolchain_cmds;
 
@@ -60,6 +61,8 @@ pub enum Command {
     },
     /// Build and run the threads demo on the GPU found
     Demo,
+    /// Run the benchmark matrix (BENCH.md) and render bench-results/README.md
+    Bench(bench_cmd::BenchArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -176,6 +179,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Build { dir, arch, release, bin } => toolchain_cmds::build(dir, arch, release, bin),
         Command::Doctor { json } => toolchain_cmds::doctor(json),
         Command::Demo => toolchain_cmds::demo(),
+        Command::Bench(args) => bench_cmd::bench(args),
     }
 }
 

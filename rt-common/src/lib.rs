@@ -1,4 +1,61 @@
 //! The GPU threads runtime, generic over a [`Hal`].
+//!
+//! Each `std::thread` is one warp (NVIDIA) or wavefront (AMD). One persistent
+//! launch: warp 0 runs `main`, every other warp sleeps in an idle loop until
+//! `spawn` hands it a closure. This crate holds everything that is the same
+//! on every vendor, written once over the small [`Hal`] trait:
+//!
+//! | module | what |
+//! |---|---|
+//! | [`hal`] | the trait the vendors implement (lanes, clock, sleep, scoped fences) |
+//! | [`backoff`] | the one backoff every wait loop uses |
+//! | [`slot`], [`runtime`] | thread-table slot layout, global state, waiting |
+//! | [`threads`] | spawn / join / detach, the idle loop, names, sleep |
+//! | [`futex`] | sleep-poll futex for std's locks |
+//! | [`heap`] | lock-free size-class heap |
+//! | [`tls`] | key-based thread-locals with destructors |
+//! | [`ring`] | host-call ring client (device side) |
+//! | [`process`] | exit/abort, args/env, time, random |
+//! | [`start`] | what each warp does at kernel start |
+//! | [`abi_impl`], [`define_gpu_std_abi!`] | the `__gpu_std_*` functions |
+//! | `cpu` (feature `cpu`) | `CpuHal` + a host harness running all of it on OS threads |
+//!
+//! Built as a dependency of std (`rustc-dep-of-std`): only `core` is used.
 #![no_std]
+#![deny(unsafe_op_in_unsafe_fn)]
+// `cfg(loom)` is declared in Cargo.toml; the manifest generated for the std
+// build does not declare it.
+#![allow(unexpected_cfgs)]
+
+#[cfg(any(test, loom, feature = "cpu"))]
+extern crate std;
+
 pub mod abi;
 pub mod protocol;
+
+mod abi_macro;
+pub mod abi_impl;
+pub mod backoff;
+pub mod futex;
+pub mod hal;
+pub mod heap;
+mod primitive;
+pub mod process;
+pub mod ring;
+pub mod runtime;
+pub mod slot;
+pub mod start;
+pub mod threads;
+pub mod tls;
+
+#[cfg(any(test, loom, feature = "cpu"))]
+pub mod cpu;
+
+#[cfg(all(test, not(loom)))]
+mod tests;
+#[cfg(all(test, loom))]
+mod loom_tests;
+
+pub use backoff::Backoff;
+pub use hal::Hal;
+pub use runtime::Runtime;

@@ -20,7 +20,8 @@
 //!
 //! # The ring (who owns a slot when)
 //! Slot `i` carries a sequence word `seq`. With `cap` slots, ticket `t` uses
-//! slot `t % cap`:
+//! slot `t % cap` (`cap` a power of two ≥ 2; the host starts with `head = 0`
+//! and slot `i`'s `seq = i`):
 //! - `seq == t`: the slot is free for the producer holding ticket `t`;
 //! - `seq == t + 1`: the producer has published it; the host owns it;
 //! - the host, once done, stores `seq = t + cap` (free for ticket `t + cap`),
@@ -80,8 +81,15 @@ pub struct LaunchBlock {
     pub random_seed: u64,
     /// Bit flags ([`LAUNCH_FLAG_*`](LAUNCH_FLAG_TRACE)).
     pub flags: u64,
+    /// Warps per block (workgroup) of the launch grid (1-D, every block the
+    /// same size). AMD kernels cannot read the workgroup size from Rust, so
+    /// they compute their warp index as `block × block_warps + warp in
+    /// block`; 0 is taken as 1. NVIDIA reads `%ntid` and checks this if set.
+    pub block_warps: u32,
+    /// Zero.
+    pub _pad: u32,
     /// Reserved; zero.
-    pub reserved: [u64; 5],
+    pub reserved: [u64; 4],
 }
 
 /// `LaunchBlock::flags`: the runtime may write extra diagnostics to stderr.
@@ -167,7 +175,7 @@ pub const fn ring_bytes(capacity: u32) -> usize {
 pub struct RingHeader {
     /// [`RING_MAGIC`], written by the host.
     pub magic: u32,
-    /// Number of slots, a power of two, written by the host.
+    /// Number of slots, a power of two ≥ 2, written by the host.
     pub capacity: u32,
     pub _pad0: [u32; 30],
     /// Next ticket; producers `fetch_add(1)`.

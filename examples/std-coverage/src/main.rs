@@ -1,0 +1,846 @@
+//! Uses every part of std that the GPU sys layer wires to the runtime and
+//! checks each result. Every check prints one `ok`/`FAIL` line; the last line
+//! is `std-coverage: all N checks passed` (exit 0) or a failure count (exit 1).
+//!
+//! One argument selects a failure path instead, for harnesses that check exit
+//! codes and stderr:
+//! - `panic`: panics on `main` (exit 101, "thread 'main' panicked at ...")
+//! - `thread-panic`: panics on a thread named `boom` (exit 101)
+//! - `abort`: `process::abort()` (exit 134)
+//! - `exit`: prints "exit-flushed" without a newline, then `process::exit(7)`
+//! - `spawn-exhaust`: `thread::spawn` until no warp is free, so std panics with
+//!   "failed to spawn thread: ... no free GPU warp ..." (exit 101)
+//! - `stack-share`: scoped threads use an atomic and an array on `main`'s
+//!   stack (exit 0 if they did, 1 if not). Expected to fail on GPUs: a stack
+//!   lives in per-lane private memory (NVIDIA local, AMD scratch), and another
+//!   warp dereferencing the pointer reaches its own stack at that address.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Display;
+use std::hash::{BuildHasher, RandomState};
+use std::hint::black_box;
+use std::io::{self, BufRead, Read, Write};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Barrier, Condvar, LazyLock, Mutex, Once, OnceLock, RwLock};
+use std::thread;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+struct Checks {
+    passed: usize,
+    failed: usize,
+}
+
+impl Checks {
+    fn check(&mut self, name: &str, ok: bool, detail: impl Display) {
+        if ok {
+            self.passed += 1;
+            println!("ok   {name}: {detail}");
+        } else {
+            self.failed += 1;
+            println!("FAIL {name}: {detail}");
+        }
+    }
+}
+
+fn main() {
+    match std::env::args().nth(1).as_deref() {
+        None => {}
+        Some("panic") => panic!("std-coverage: deliberate panic"),
+        Some("thread-panic") => {
+            let h = thread::Builder::new()
+                .name("boom".into())
+                .spawn(|| panic!("std-coverage: deliberate panic on a thread"))
+                .unwrap();
+            let _ = h.join();
+            unreachable!("panic=abort ends the program in the thread");
+        }
+        Some("abort") => std::process::abort(),
+        Some("exit") => {
+            print!("exit-flushed");
+            std::process::exit(7);
+        }
+        Some("spawn-exhaust") => {
+            let gate = Arc::new((Mutex::new(false), Condvar::new()));
+            loop {
+                let gate = gate.clone();
+                // Panics once every warp runs a thread.
+                thread::spawn(move || {
+                    let (lock, cv) = &*gate;
+                    let _open = cv.wait_while(lock.lock().unwrap(), |open| !*open).unwrap();
+                });
+            }
+        }
+        Some("stack-share") => stack_share(),
+        Some(other) => {
+            eprintln!("std-coverage: unknown mode {other:?}");
+            std::process::exit(2);
+        }
+    }
+
+    let mut c = Checks {
+        passed: 0,
+        failed: 0,
+    };
+    alloc(&mut c);
+    stdio(&mut c);
+    args_env(&mut c);
+    time(&mut c);
+    threads(&mut c);
+    thread_locals(&mut c);
+    sync(&mut c);
+    channels(&mut c);
+    spawn_errors(&mut c);
+    random(&mut c);
+    io_errors(&mut c);
+    maths(&mut c);
+
+    if c.failed == 0 {
+        println!("std-coverage: all {} checks passed", c.passed);
+    } else {
+        println!(
+            "std-coverage: {} of {} checks FAILED",
+            c.failed,
+            c.passed + c.failed
+        );
+        std::process::exit(1);
+    }
+}
+
+fn alloc(c: &mut Checks) {
+    let mut v = Vec::new();
+    for i in 0..100_000u64 {
+        v.push(i); // grows by realloc
+    }
+    let sum: u64 = v.iter().sum();
+    c.check(
+        "alloc: Vec growth",
+        sum == 99_999 * 100_000 / 2,
+        format!("sum {sum}"),
+    );
+    drop(v);
+
+    let z = vec![0u8; 256 * 1024];
+    c.check(
+        "alloc: zeroed",
+        z.iter().all(|&b| b == 0),
+        "256 KiB of zeros",
+    );
+
+    #[repr(align(256))]
+    struct Aligned(#[allow(dead_code)] u8);
+    let b = Box::new(Aligned(1));
+    let addr = &*b as *const Aligned as usize;
+    c.check(
+        "alloc: Box align 256",
+        addr % 256 == 0,
+        format!("{addr:#x}"),
+    );
+
+    // The System allocator directly: alloc, realloc, alloc_zeroed, dealloc.
+    let ok = unsafe {
+        let layout = Layout::from_size_align(100, 4096).unwrap();
+        let p = System.alloc(layout);
+        let aligned = !p.is_null() && p as usize % 4096 == 0;
+        if !p.is_null() {
+            p.write_bytes(0xab, 100);
+        }
+        let q = if p.is_null() {
+            p
+        } else {
+            System.realloc(p, layout, 10_000)
+        };
+        let kept = !q.is_null() && q as usize % 4096 == 0 && *q.add(99) == 0xab;
+        if !q.is_null() {
+            System.dealloc(q, Layout::from_size_align(10_000, 4096).unwrap());
+        }
+        let zl = Layout::from_size_align(5000, 64).unwrap();
+        let zp = System.alloc_zeroed(zl);
+        let zeroed = !zp.is_null() && (0..5000).all(|i| *zp.add(i) == 0);
+        if !zp.is_null() {
+            System.dealloc(zp, zl);
+        }
+        aligned && kept && zeroed
+    };
+    c.check(
+        "alloc: System alloc/realloc/zeroed/dealloc",
+        ok,
+        "align 4096 kept over realloc",
+    );
+
+    let mut m = BTreeMap::new();
+    for i in 0..1000 {
+        m.insert(i, i.to_string());
+    }
+    let s: String = m.values().take(5).map(String::as_str).collect();
+    c.check(
+        "alloc: BTreeMap<String>",
+        s == "01234" && m.len() == 1000,
+        s,
+    );
+}
+
+fn stdio(c: &mut Checks) {
+    print!("stdio: print! without newline, then flush ... ");
+    let flushed = io::stdout().flush().is_ok();
+    println!("done");
+    c.check("stdout: print!/flush", flushed, "flush Ok");
+
+    let long = "0123456789".repeat(100);
+    println!("{long}");
+    c.check("stdout: 1000-byte line", true, "printed above");
+
+    // Re-entrant stdout lock (std's ReentrantLock): println! inside a held lock.
+    let mut lock = io::stdout().lock();
+    writeln!(lock, "stdout: locked write").unwrap();
+    println!("stdout: println! while the lock is held");
+    drop(lock);
+    c.check("stdout: ReentrantLock", true, "no deadlock");
+
+    eprintln!("stderr: eprintln! works");
+    let err_ok = writeln!(io::stderr(), "stderr: writeln!").is_ok();
+    c.check("stderr", err_ok, "written");
+
+    let mut buf = [0u8; 16];
+    let n = io::stdin().read(&mut buf);
+    let mut line = String::new();
+    let m = io::stdin().lock().read_line(&mut line);
+    c.check(
+        "stdin: end of stream",
+        matches!(n, Ok(0)) && matches!(m, Ok(0)),
+        format!("read {n:?}, read_line {m:?}"),
+    );
+}
+
+fn args_env(c: &mut Checks) {
+    let args: Vec<String> = std::env::args().collect();
+    c.check("env::args", !args.is_empty(), format!("{args:?}"));
+    let os_args = std::env::args_os().count();
+    c.check(
+        "env::args_os",
+        os_args == args.len(),
+        format!("{os_args} args"),
+    );
+
+    let vars: Vec<(String, String)> = std::env::vars().collect();
+    let consistent = vars
+        .iter()
+        .all(|(k, v)| std::env::var(k).as_deref() == Ok(v.as_str()));
+    c.check(
+        "env::vars/var",
+        consistent,
+        format!("{} variables agree with var()", vars.len()),
+    );
+    let missing = std::env::var("STD_COVERAGE_SURELY_NOT_SET");
+    c.check(
+        "env::var missing",
+        missing == Err(std::env::VarError::NotPresent),
+        format!("{missing:?}"),
+    );
+}
+
+fn time(c: &mut Checks) {
+    let t0 = Instant::now();
+    let t1 = Instant::now();
+    c.check("Instant monotonic", t1 >= t0, format!("{:?}", t1 - t0));
+
+    let since_epoch = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    // 2020-01-01: the launcher's epoch must be a real wall clock.
+    c.check(
+        "SystemTime::now",
+        since_epoch.as_secs() > 1_577_836_800,
+        format!("{since_epoch:?}"),
+    );
+
+    let t = Instant::now();
+    thread::sleep(Duration::from_millis(20));
+    let slept = t.elapsed();
+    c.check(
+        "thread::sleep(20ms)",
+        slept >= Duration::from_millis(20),
+        format!("{slept:?}"),
+    );
+}
+
+fn threads(c: &mut Checks) {
+    let n = thread::available_parallelism().map(|n| n.get());
+    c.check(
+        "available_parallelism",
+        matches!(n, Ok(n) if n >= 2),
+        format!("{n:?}"),
+    );
+
+    let main = thread::current();
+    c.check(
+        "current: main's name",
+        main.name() == Some("main"),
+        format!("{:?}", main.name()),
+    );
+
+    let h = thread::spawn(|| 6 * 7);
+    let r = h.join();
+    c.check("spawn/join", matches!(r, Ok(42)), format!("{r:?}"));
+
+    let main_id = main.id();
+    let h = thread::Builder::new()
+        .name("worker-1".into())
+        .stack_size(8 * 1024)
+        .spawn(move || {
+            let me = thread::current();
+            (
+                me.name().map(str::to_owned),
+                me.id() != main_id,
+                thread::current().id() == me.id(),
+            )
+        })
+        .unwrap();
+    let named = h.thread().name() == Some("worker-1");
+    let (name, other_id, stable_id) = h.join().unwrap();
+    c.check(
+        "Builder name/stack_size, current, id",
+        named && name.as_deref() == Some("worker-1") && other_id && stable_id,
+        format!("{name:?}"),
+    );
+    c.check(
+        "current on main again",
+        thread::current().id() == main_id,
+        format!("{main_id:?}"),
+    );
+
+    let nested = thread::spawn(|| thread::spawn(|| 5).join().unwrap() + 1).join();
+    c.check(
+        "spawn from a spawned thread",
+        matches!(nested, Ok(6)),
+        format!("{nested:?}"),
+    );
+
+    thread::yield_now();
+    c.check("yield_now", true, "returned");
+
+    // park/unpark: the thread parks until the flag is set and it is unparked.
+    let flag = Arc::new(AtomicBool::new(false));
+    let f2 = flag.clone();
+    let h = thread::spawn(move || {
+        let mut parks = 0;
+        while !f2.load(Ordering::Acquire) {
+            thread::park();
+            parks += 1;
+        }
+        parks
+    });
+    thread::sleep(Duration::from_millis(5));
+    flag.store(true, Ordering::Release);
+    h.thread().unpark();
+    let parks = h.join();
+    c.check(
+        "park/unpark",
+        parks.is_ok(),
+        format!("woke after {parks:?} park(s)"),
+    );
+
+    let t = Instant::now();
+    thread::park_timeout(Duration::from_millis(5));
+    c.check(
+        "park_timeout",
+        true,
+        format!("returned after {:?}", t.elapsed()),
+    );
+
+    // Detached thread: the JoinHandle is dropped at once.
+    let (tx, rx) = mpsc::channel();
+    drop(thread::spawn(move || {
+        tx.send(thread::current().id()).unwrap()
+    }));
+    let got = rx.recv_timeout(Duration::from_secs(10));
+    c.check("detached thread", got.is_ok(), format!("{got:?}"));
+
+    let h = thread::spawn(|| thread::sleep(Duration::from_millis(1)));
+    while !h.is_finished() {
+        thread::sleep(Duration::from_micros(100));
+    }
+    c.check(
+        "JoinHandle::is_finished",
+        h.join().is_ok(),
+        "finished, then joined",
+    );
+
+    // Scoped threads borrow from `main`: heap data only, since a GPU thread's
+    // stack is private to it (see the `stack-share` mode).
+    let mut data = vec![1, 2, 3, 4];
+    let total = Box::new(AtomicUsize::new(0));
+    thread::scope(|s| {
+        for x in data.iter_mut() {
+            let total = &*total;
+            s.spawn(move || {
+                *x *= 10;
+                total.fetch_add(*x, Ordering::Relaxed);
+            });
+        }
+    });
+    c.check(
+        "thread::scope",
+        data == [10, 20, 30, 40] && total.load(Ordering::Relaxed) == 100,
+        format!("{data:?}"),
+    );
+}
+
+static DROPS: AtomicUsize = AtomicUsize::new(0);
+
+struct CountDrop;
+
+impl Drop for CountDrop {
+    fn drop(&mut self) {
+        DROPS.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+thread_local! {
+    static COUNTER: Cell<u32> = const { Cell::new(0) };
+    static NAME: RefCell<String> = RefCell::new(String::from("unset"));
+    static GUARD: RefCell<Option<CountDrop>> = const { RefCell::new(None) };
+}
+
+fn thread_locals(c: &mut Checks) {
+    COUNTER.set(100);
+    NAME.with_borrow_mut(|n| *n = "main".into());
+    let hs: Vec<_> = (0..4u32)
+        .map(|i| {
+            thread::spawn(move || {
+                COUNTER.set(COUNTER.get() + i);
+                NAME.with_borrow_mut(|n| n.push_str(&i.to_string()));
+                GUARD.with_borrow_mut(|g| *g = Some(CountDrop));
+                (COUNTER.get(), NAME.with_borrow(|n| n.clone()))
+            })
+        })
+        .collect();
+    let results: Vec<_> = hs.into_iter().map(|h| h.join().unwrap()).collect();
+    let separate = results
+        .iter()
+        .enumerate()
+        .all(|(i, (n, s))| *n == i as u32 && *s == format!("unset{i}"));
+    c.check(
+        "thread_local: one value per thread",
+        separate,
+        format!("{results:?}"),
+    );
+    c.check(
+        "thread_local: main's value untouched",
+        COUNTER.get() == 100 && NAME.with_borrow(|n| n == "main"),
+        COUNTER.get(),
+    );
+    // join returns after the thread's TLS destructors ran.
+    let drops = DROPS.load(Ordering::SeqCst);
+    c.check(
+        "thread_local: destructors at thread exit",
+        drops == 4,
+        format!("{drops} of 4 dropped"),
+    );
+}
+
+fn sync(c: &mut Checks) {
+    let m = Arc::new(Mutex::new(0u64));
+    let hs: Vec<_> = (0..4)
+        .map(|_| {
+            let m = m.clone();
+            thread::spawn(move || {
+                for _ in 0..1000 {
+                    *m.lock().unwrap() += 1;
+                }
+            })
+        })
+        .collect();
+    hs.into_iter().for_each(|h| h.join().unwrap());
+    let v = *m.lock().unwrap();
+    c.check("Mutex: 4 threads x 1000", v == 4000, v);
+    c.check("Mutex::try_lock", m.try_lock().is_ok(), "unlocked");
+
+    let pair = Arc::new((Mutex::new(Vec::new()), Condvar::new()));
+    let p2 = pair.clone();
+    let producer = thread::spawn(move || {
+        for i in 0..10 {
+            p2.0.lock().unwrap().push(i);
+            p2.1.notify_one();
+            thread::yield_now();
+        }
+    });
+    let mut got = Vec::new();
+    while got.len() < 10 {
+        let (lock, cv) = &*pair;
+        let mut q = cv
+            .wait_while(lock.lock().unwrap(), |q| q.is_empty())
+            .unwrap();
+        got.append(&mut q);
+    }
+    producer.join().unwrap();
+    c.check(
+        "Condvar: wait_while/notify_one",
+        got == (0..10).collect::<Vec<_>>(),
+        format!("{got:?}"),
+    );
+
+    // On main's stack on purpose: a CAS on a stack atomic is a common pattern
+    // that LLVM 22's NVPTX backend turns into invalid PTX (`atom.local`).
+    let lock = Mutex::new(());
+    let cv = Condvar::new();
+    let t = Instant::now();
+    let (_g, res) = cv
+        .wait_timeout(lock.lock().unwrap(), Duration::from_millis(10))
+        .unwrap();
+    c.check(
+        "Condvar::wait_timeout",
+        res.timed_out(),
+        format!("timed out after {:?}", t.elapsed()),
+    );
+
+    let rw = Arc::new(RwLock::new(5));
+    {
+        let r = rw.read().unwrap();
+        let rw2 = rw.clone();
+        let (reads, writes) =
+            thread::spawn(move || (rw2.try_read().is_ok(), rw2.try_write().is_ok()))
+                .join()
+                .unwrap();
+        c.check(
+            "RwLock: shared readers",
+            reads && !writes && *r == 5,
+            "try_read Ok, try_write Err",
+        );
+    }
+    let hs: Vec<_> = (0..4)
+        .map(|_| {
+            let rw = rw.clone();
+            thread::spawn(move || {
+                for _ in 0..100 {
+                    *rw.write().unwrap() += 1;
+                    let _ = *rw.read().unwrap();
+                }
+            })
+        })
+        .collect();
+    hs.into_iter().for_each(|h| h.join().unwrap());
+    let v = *rw.read().unwrap();
+    c.check("RwLock: writers", v == 405, v);
+
+    static ONCE: Once = Once::new();
+    static RUNS: AtomicUsize = AtomicUsize::new(0);
+    static CELL: OnceLock<usize> = OnceLock::new();
+    let hs: Vec<_> = (0..4)
+        .map(|i| {
+            thread::spawn(move || {
+                ONCE.call_once(|| {
+                    RUNS.fetch_add(1, Ordering::SeqCst);
+                });
+                *CELL.get_or_init(|| i)
+            })
+        })
+        .collect();
+    let vals: Vec<usize> = hs.into_iter().map(|h| h.join().unwrap()).collect();
+    c.check(
+        "Once",
+        RUNS.load(Ordering::SeqCst) == 1 && ONCE.is_completed(),
+        "ran once",
+    );
+    c.check(
+        "OnceLock",
+        vals.iter().all(|v| *v == vals[0]),
+        format!("{vals:?}"),
+    );
+
+    static LAZY: LazyLock<String> = LazyLock::new(|| "lazy".repeat(2));
+    let l = thread::spawn(|| LAZY.len()).join().unwrap();
+    c.check("LazyLock", l == 8 && *LAZY == "lazylazy", &*LAZY);
+
+    let barrier = Arc::new(Barrier::new(4));
+    let hs: Vec<_> = (0..3)
+        .map(|_| {
+            let b = barrier.clone();
+            thread::spawn(move || b.wait().is_leader())
+        })
+        .collect();
+    let me = barrier.wait().is_leader();
+    let leaders = hs
+        .into_iter()
+        .map(|h| h.join().unwrap())
+        .filter(|l| *l)
+        .count()
+        + me as usize;
+    c.check("Barrier", leaders == 1, format!("{leaders} leader"));
+}
+
+fn channels(c: &mut Checks) {
+    let (tx, rx) = mpsc::channel();
+    for t in 0..4u64 {
+        let tx = tx.clone();
+        thread::spawn(move || {
+            for i in 0..100 {
+                tx.send(t * 1000 + i).unwrap();
+            }
+        });
+    }
+    drop(tx);
+    let all: Vec<u64> = rx.iter().collect();
+    let sum: u64 = all.iter().sum();
+    c.check(
+        "mpsc::channel: 4 producers",
+        all.len() == 400 && sum == 6000 * 100 + 4 * 4950,
+        sum,
+    );
+
+    let (tx, rx) = mpsc::sync_channel(0);
+    let h = thread::spawn(move || {
+        for i in 0..5 {
+            tx.send(i).unwrap();
+        }
+    });
+    let got: Vec<i32> = rx.iter().collect();
+    h.join().unwrap();
+    c.check(
+        "mpsc::sync_channel(0) rendezvous",
+        got == [0, 1, 2, 3, 4],
+        format!("{got:?}"),
+    );
+
+    let (tx, rx) = mpsc::sync_channel::<u8>(2);
+    let full = tx.try_send(1).is_ok() && tx.try_send(2).is_ok() && tx.try_send(3).is_err();
+    c.check(
+        "mpsc::sync_channel(2) bound",
+        full && rx.recv() == Ok(1),
+        "third try_send refused",
+    );
+
+    let (_tx, rx) = mpsc::channel::<u8>();
+    let r = rx.recv_timeout(Duration::from_millis(5));
+    c.check(
+        "mpsc::recv_timeout",
+        r == Err(RecvTimeoutError::Timeout),
+        format!("{r:?}"),
+    );
+}
+
+fn spawn_errors(c: &mut Checks) {
+    let r = thread::Builder::new().stack_size(1 << 40).spawn(|| ());
+    let detail = match &r {
+        Ok(_) => "spawned".to_string(),
+        Err(e) => format!("{:?}: {e}", e.kind()),
+    };
+    c.check(
+        "Builder::spawn: stack too big",
+        matches!(&r, Err(e) if e.kind() == io::ErrorKind::InvalidInput),
+        detail,
+    );
+    if let Ok(h) = r {
+        h.join().unwrap();
+    }
+
+    // Occupy every warp: the next spawn must fail cleanly, not hang.
+    let gate = Arc::new((Mutex::new(false), Condvar::new()));
+    let mut held = Vec::new();
+    let limit = thread::available_parallelism().map_or(1, |n| n.get());
+    let err = loop {
+        let g = gate.clone();
+        match thread::Builder::new().spawn(move || {
+            let (lock, cv) = &*g;
+            let _open = cv.wait_while(lock.lock().unwrap(), |open| !*open).unwrap();
+        }) {
+            Ok(h) => held.push(h),
+            Err(e) => break Some(e),
+        }
+        if held.len() > limit {
+            break None;
+        }
+    };
+    let spawned = held.len();
+    *gate.0.lock().unwrap() = true;
+    gate.1.notify_all();
+    let joined = held
+        .into_iter()
+        .map(|h| h.join())
+        .filter(Result::is_ok)
+        .count();
+    let detail = match &err {
+        Some(e) => format!("{spawned} threads, then {:?}: {e}", e.kind()),
+        None => format!("{spawned} threads and no error"),
+    };
+    let ok = matches!(&err, Some(e) if e.kind() == io::ErrorKind::WouldBlock
+        && e.to_string().contains("no free GPU warp"));
+    c.check(
+        "Builder::spawn: every warp busy",
+        ok && joined == spawned,
+        detail,
+    );
+    let again = thread::spawn(|| 1).join();
+    c.check(
+        "spawn after the warps were freed",
+        matches!(again, Ok(1)),
+        format!("{again:?}"),
+    );
+}
+
+fn random(c: &mut Checks) {
+    let (a, b) = (RandomState::new(), RandomState::new());
+    let other = thread::spawn(|| RandomState::new().hash_one(12345u64))
+        .join()
+        .unwrap();
+    let (ha, hb) = (a.hash_one(12345u64), b.hash_one(12345u64));
+    c.check(
+        "RandomState seeds differ",
+        ha != hb && ha != other,
+        format!("{ha:#x} {hb:#x} {other:#x}"),
+    );
+
+    let mut m = HashMap::new();
+    for i in 0..1000 {
+        m.insert(i, i * 2);
+    }
+    c.check(
+        "HashMap",
+        m.len() == 1000 && m[&500] == 1000,
+        "1000 entries",
+    );
+}
+
+fn io_errors(c: &mut Checks) {
+    // There is no file system on a GPU: an error, not a crash.
+    let r = std::fs::read("/etc/hostname");
+    let detail = match &r {
+        Ok(b) => format!("read {} bytes", b.len()),
+        Err(e) => format!("{:?}: {e}", e.kind()),
+    };
+    c.check(
+        "io::Error: fs unsupported",
+        matches!(&r, Err(e) if e.kind() == io::ErrorKind::Unsupported),
+        detail,
+    );
+    let e = io::Error::other("custom");
+    c.check("io::Error::other", e.to_string() == "custom", &e);
+}
+
+fn close64(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-12 * b.abs().max(1.0)
+}
+
+fn close32(a: f32, b: f32) -> bool {
+    (a - b).abs() <= 1e-5 * b.abs().max(1.0)
+}
+
+fn maths(c: &mut Checks) {
+    use std::f64::consts::{E, FRAC_PI_3, FRAC_PI_4, FRAC_PI_6, PI, SQRT_2};
+    // black_box: computed on the device, not folded by the compiler.
+    let x = |v: f64| black_box(v);
+    let cases64: [(&str, f64, f64); 30] = [
+        ("sin", x(FRAC_PI_6).sin(), 0.5),
+        ("cos", x(FRAC_PI_3).cos(), 0.5),
+        ("tan", x(FRAC_PI_4).tan(), 1.0),
+        ("sin_cos", x(PI / 2.0).sin_cos().0, 1.0),
+        ("asin", x(0.5).asin(), FRAC_PI_6),
+        ("acos", x(0.5).acos(), FRAC_PI_3),
+        ("atan", x(1.0).atan(), FRAC_PI_4),
+        ("atan2", x(1.0).atan2(x(1.0)), FRAC_PI_4),
+        ("exp", x(1.0).exp(), E),
+        ("exp2", x(10.0).exp2(), 1024.0),
+        ("exp_m1", x(1e-10).exp_m1(), 1.00000000005e-10),
+        ("ln", x(E).ln(), 1.0),
+        ("log", x(81.0).log(x(3.0)), 4.0),
+        ("log2", x(1024.0).log2(), 10.0),
+        ("log10", x(1000.0).log10(), 3.0),
+        ("ln_1p", x(E - 1.0).ln_1p(), 1.0),
+        ("powf", x(2.0).powf(x(0.5)), SQRT_2),
+        ("powi", x(2.0).powi(black_box(-3)), 0.125),
+        ("sqrt", x(2.0).sqrt(), SQRT_2),
+        ("cbrt", x(27.0).cbrt(), 3.0),
+        ("hypot", x(3.0).hypot(x(4.0)), 5.0),
+        ("sinh", x(1.0).sinh(), 1.1752011936438014),
+        ("cosh", x(1.0).cosh(), 1.5430806348152437),
+        ("tanh", x(0.5).tanh(), 0.46211715726000974),
+        ("floor", x(-1.5).floor(), -2.0),
+        ("ceil", x(-1.5).ceil(), -1.0),
+        ("round", x(2.5).round(), 3.0),
+        ("trunc", x(-2.7).trunc(), -2.0),
+        ("mul_add", x(2.0).mul_add(x(3.0), x(4.0)), 10.0),
+        ("abs", x(-3.25).abs(), 3.25),
+    ];
+    let bad: Vec<String> = cases64
+        .iter()
+        .filter(|(_, got, want)| !close64(*got, *want))
+        .map(|(n, g, w)| format!("{n}: {g} != {w}"))
+        .collect();
+    c.check(
+        "f64 maths",
+        bad.is_empty(),
+        if bad.is_empty() {
+            "30 functions".into()
+        } else {
+            bad.join(", ")
+        },
+    );
+
+    use std::f32::consts as c32;
+    let y = |v: f32| black_box(v);
+    let cases32: [(&str, f32, f32); 22] = [
+        ("sin", y(c32::FRAC_PI_6).sin(), 0.5),
+        ("cos", y(c32::FRAC_PI_3).cos(), 0.5),
+        ("tan", y(c32::FRAC_PI_4).tan(), 1.0),
+        ("exp", y(1.0).exp(), c32::E),
+        ("exp2", y(10.0).exp2(), 1024.0),
+        ("ln", y(c32::E).ln(), 1.0),
+        ("log2", y(1024.0).log2(), 10.0),
+        ("log10", y(1000.0).log10(), 3.0),
+        ("powf", y(2.0).powf(y(0.5)), c32::SQRT_2),
+        ("powi", y(2.0).powi(black_box(5)), 32.0),
+        ("sqrt", y(2.0).sqrt(), c32::SQRT_2),
+        ("cbrt", y(-8.0).cbrt(), -2.0),
+        ("hypot", y(3.0).hypot(y(4.0)), 5.0),
+        ("atan2", y(1.0).atan2(y(1.0)), c32::FRAC_PI_4),
+        ("sinh", y(1.0).sinh(), 1.1752012),
+        ("cosh", y(1.0).cosh(), 1.5430807),
+        ("floor", y(-1.5).floor(), -2.0),
+        ("ceil", y(-1.5).ceil(), -1.0),
+        ("round", y(-2.5).round(), -3.0),
+        ("trunc", y(2.7).trunc(), 2.0),
+        ("mul_add", y(2.0).mul_add(y(3.0), y(4.0)), 10.0),
+        ("abs", y(-3.25).abs(), 3.25),
+    ];
+    let bad: Vec<String> = cases32
+        .iter()
+        .filter(|(_, got, want)| !close32(*got, *want))
+        .map(|(n, g, w)| format!("{n}: {g} != {w}"))
+        .collect();
+    c.check(
+        "f32 maths",
+        bad.is_empty(),
+        if bad.is_empty() {
+            "22 functions".into()
+        } else {
+            bad.join(", ")
+        },
+    );
+
+    // Large arguments need real range reduction (a hardware sin would drift).
+    let big = x(1e6).sin();
+    c.check("sin(1e6)", close64(big, -0.34999350217129294), big);
+}
+
+fn stack_share() {
+    let hits = AtomicUsize::new(0);
+    let mut slots = [0u64; 4];
+    thread::scope(|s| {
+        for (i, slot) in slots.iter_mut().enumerate() {
+            let hits = &hits;
+            s.spawn(move || {
+                *slot = i as u64 + 1;
+                hits.fetch_add(1, Ordering::SeqCst);
+            });
+        }
+    });
+    let hits = hits.load(Ordering::SeqCst);
+    let ok = hits == 4 && slots == [1, 2, 3, 4];
+    println!(
+        "stack-share: {} (hits {hits}, slots {slots:?})",
+        if ok { "ok" } else { "FAIL" }
+    );
+    std::process::exit(if ok { 0 } else { 1 });
+}

@@ -1,0 +1,408 @@
+//! `bench-results/README.md`: the matrix made from every result file in the
+//! folder — rows × columns GPU-AMD / GPU-NVIDIA / CPU / native baseline, the
+//! ratio ours ÷ baseline, the goal and whether it is met, and the runs.
+//! The same [`Matrix`] feeds the plot ([`super::svg`]).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use super::schema::{self, Row};
+use super::spec::{self, Check, Spec};
+use super::svg;
+
+/// One result file: its name and its (valid) rows.
+#[derive(Clone, Debug)]
+pub struct RunFile {
+    pub name: String,
+    pub rows: Vec<Row>,
+}
+
+/// Reads and checks every `*.json` in `dir`. Any invalid row is an error
+/// naming its file and row: nothing unchecked reaches the table.
+pub fn load_dir(dir: &Path) -> Result<Vec<RunFile>, String> {
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    let mut paths: Vec<PathBuf> =
+        entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "json")).collect();
+    paths.sort();
+    let mut files = Vec::new();
+    let mut problems = Vec::new();
+    for p in paths {
+        let name = p.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+        match schema::validate_file(&text) {
+            Ok(rows) => files.push(RunFile { name, rows }),
+            Err(errs) => problems.extend(errs.into_iter().map(|e| format!("{}: {e}", p.display()))),
+        }
+    }
+    if problems.is_empty() { Ok(files) } else { Err(format!("invalid benchmark results:\n  {}", problems.join("\n  "))) }
+}
+
+/// Renders `dir/README.md` and `dir/latency.svg` from all of `dir/*.json`.
+pub fn write_all(dir: &Path) -> Result<(PathBuf, PathBuf), String> {
+    let files = load_dir(dir)?;
+    let md = dir.join("README.md");
+    let plot = dir.join("latency.svg");
+    std::fs::write(&md, render_markdown(&files)).map_err(|e| format!("cannot write {}: {e}", md.display()))?;
+    std::fs::write(&plot, svg::render(&files)).map_err(|e| format!("cannot write {}: {e}", plot.display()))?;
+    Ok((md, plot))
+}
+
+/// The table's columns: (backend, heading). "native" is the vendors' baselines.
+pub const COLUMNS: [(&str, &str); 4] =
+    [("amd", "GPU-AMD"), ("nvidia", "GPU-NVIDIA"), ("cpu", "CPU"), ("native", "native baseline")];
+
+/// The native backends, the one shown first first.
+const NATIVE: [&str; 3] = ["native-cuda", "native-hip", "native-cpu"];
+
+/// (file index, row) — a row and the run it came from.
+type Entry<'a> = (usize, &'a Row);
+
+/// Every row of every run, grouped by (benchmark, variant, backend), each
+/// group oldest first (by date, then file name).
+pub struct Matrix<'a> {
+    pub files: &'a [RunFile],
+    /// (benchmark, variant) in table order: BENCH.md's, then first appearance.
+    pub keys: Vec<(String, String)>,
+    groups: BTreeMap<(String, String, String), Vec<Entry<'a>>>,
+}
+
+impl<'a> Matrix<'a> {
+    pub fn new(files: &'a [RunFile]) -> Matrix<'a> {
+        let mut keys: Vec<(usize, usize, (String, String))> = Vec::new();
+        let mut groups: BTreeMap<_, Vec<Entry<'a>>> = BTreeMap::new();
+        let mut seq = 0;
+        for (f, file) in files.iter().enumerate() {
+            for row in &file.rows {
+                let key = (row.benchmark.clone(), row.variant.clone());
+                if !keys.iter().any(|(_, _, k)| *k == key) {
+                    keys.push((spec::order(&row.benchmark), seq, key.clone()));
+                }
+                seq += 1;
+                groups.entry((key.0, key.1, row.backend.clone())).or_default().push((f, row));
+            }
+        }
+        for entries in groups.values_mut() {
+            entries.sort_by(|a, b| (&a.1.date, a.0).cmp(&(&b.1.date, b.0)));
+        }
+        keys.sort();
+        Matrix { files, keys: keys.into_iter().map(|(_, _, k)| k).collect(), groups }
+    }
+
+    /// Rows of one cell, oldest first.
+    pub fn history(&self, bench: &str, variant: &str, backend: &str) -> &[Entry<'a>] {
+        self.groups.get(&(bench.to_string(), variant.to_string(), backend.to_string())).map_or(&[], |v| v)
+    }
+
+    /// The newest row of one cell.
+    pub fn latest(&self, bench: &str, variant: &str, backend: &str) -> Option<&'a Row> {
+        self.history(bench, variant, backend).last().map(|e| e.1)
+    }
+
+    /// The newest row of a cell, or else the backend's newest "not run" row
+    /// of the benchmark proper (a whole backend missing says why on every line).
+    pub fn shown(&self, bench: &str, variant: &str, backend: &str) -> Option<&'a Row> {
+        self.latest(bench, variant, backend)
+            .or_else(|| self.latest(bench, "", backend).filter(|r| !r.measured()))
+    }
+
+    /// The native baseline to compare (bench, variant) with: the same variant
+    /// if measured, else the best measured native variant of the benchmark.
+    pub fn baseline(&self, bench: &str, variant: &str) -> Option<(&'a Row, bool)> {
+        for backend in NATIVE {
+            if let Some(r) = self.latest(bench, variant, backend).filter(|r| r.measured()) {
+                return Some((r, true));
+            }
+        }
+        let candidates = self
+            .keys
+            .iter()
+            .filter(|(b, _)| b == bench)
+            .filter_map(|(b, v)| self.latest(b, v, NATIVE[0]).filter(|r| r.measured()));
+        candidates.min_by(|a, b| score(a).total_cmp(&score(b))).map(|r| (r, false))
+    }
+}
+
+/// Lower is better: p50 of a latency, minus the value of a rate.
+fn score(r: &Row) -> f64 {
+    match (r.latency, r.value) {
+        (Some((p50, _, _)), _) => p50,
+        (None, Some(v)) => -v,
+        _ => f64::INFINITY,
+    }
+}
+
+/// ours ÷ theirs: p50 over p50 for latencies, value over value for rates.
+pub fn ratio(ours: &Row, theirs: &Row) -> Option<f64> {
+    let r = match (ours.latency, theirs.latency, ours.value, theirs.value) {
+        (Some(a), Some(b), _, _) => a.0 / b.0,
+        (_, _, Some(a), Some(b)) => a / b,
+        _ => return None,
+    };
+    r.is_finite().then_some(r)
+}
+
+/// 812 ns, 1.32 µs, 12.5 ms, 1.20 s.
+pub fn fmt_ns(ns: f64) -> String {
+    let a = ns.abs();
+    if a < 1e3 {
+        format!("{ns:.0} ns")
+    } else if a < 1e6 {
+        format!("{} µs", sig3(ns / 1e3))
+    } else if a < 1e9 {
+        format!("{} ms", sig3(ns / 1e6))
+    } else {
+        format!("{} s", sig3(ns / 1e9))
+    }
+}
+
+/// Three significant digits.
+fn sig3(x: f64) -> String {
+    let a = x.abs();
+    if a >= 100.0 {
+        format!("{x:.0}")
+    } else if a >= 10.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+/// A rate or count with its unit: 12.3 M msg/s, 3.10 k GB/s → 3100 GB/s.
+pub fn fmt_value(v: f64, unit: &str) -> String {
+    let a = v.abs();
+    if unit == "GB/s" || unit == "threads" || a < 1e4 {
+        return format!("{} {unit}", if a >= 100.0 || v.fract() == 0.0 { format!("{v:.0}") } else { sig3(v) });
+    }
+    let (d, p) = if a >= 1e9 { (1e9, "G") } else if a >= 1e6 { (1e6, "M") } else { (1e3, "k") };
+    format!("{} {p}{unit}", sig3(v / d))
+}
+
+/// What a cell shows for one row.
+pub fn cell(r: &Row) -> String {
+    let mut s = match (r.latency, r.value) {
+        (Some((p50, p99, _)), _) => format!("{} / {}", fmt_ns(p50), fmt_ns(p99)),
+        (None, Some(v)) => fmt_value(v, &r.unit),
+        _ => r.status.clone(),
+    };
+    if let Some(lost) = r.fields.get("lines_lost").and_then(|v| v.as_i64()) {
+        let _ = write!(s, ", {lost} lines lost");
+    }
+    s
+}
+
+/// A cell with the spread over earlier runs on the same device, if any.
+fn cell_with_spread(m: &Matrix, bench: &str, variant: &str, backend: &str) -> String {
+    let Some(latest) = m.shown(bench, variant, backend) else { return "—".into() };
+    let mut s = cell(latest);
+    let same: Vec<f64> = m
+        .history(bench, variant, backend)
+        .iter()
+        .filter(|(_, r)| r.measured() && r.device == latest.device)
+        .filter_map(|(_, r)| r.latency.map(|l| l.0).or(r.value))
+        .collect();
+    if same.len() >= 2 {
+        let lo = same.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = same.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let show = |x| if latest.latency.is_some() { fmt_ns(x) } else { fmt_value(x, &latest.unit) };
+        let what = if latest.latency.is_some() { "p50" } else { "value" };
+        let _ = write!(s, "<br><sub>{what} {} – {} over {} runs</sub>", show(lo), show(hi), same.len());
+    }
+    s
+}
+
+/// Whether a goal check holds for our NVIDIA row of (bench, variant):
+/// `Some(Ok(detail))` met, `Some(Err(detail))` not met, `None` no data.
+fn check(m: &Matrix, c: Check, bench: &str, variant: &str) -> Option<Result<String, String>> {
+    let r = m.latest(bench, variant, "nvidia").filter(|r| r.measured())?;
+    let verdict = |ok: bool, detail: String| Some(if ok { Ok(detail) } else { Err(detail) });
+    match c {
+        Check::P50AtMost(ns) => {
+            let p50 = r.latency?.0;
+            verdict(p50 <= ns, format!("p50 {} vs ≤ {}", fmt_ns(p50), fmt_ns(ns)))
+        }
+        Check::P99AtMost(ns) => {
+            let p99 = r.latency?.1;
+            verdict(p99 <= ns, format!("p99 {} vs ≤ {}", fmt_ns(p99), fmt_ns(ns)))
+        }
+        Check::ValueAtLeast(min) => {
+            let v = r.value?;
+            verdict(v >= min, format!("{} vs ≥ {}", fmt_value(v, &r.unit), fmt_value(min, &r.unit)))
+        }
+        Check::ValueRatioToNativeAtLeast(min) => {
+            let x = ratio(r, m.baseline(bench, variant)?.0)?;
+            verdict(x >= min, format!("×{x:.2} native vs ≥ ×{min}"))
+        }
+        Check::P50RatioToNativeAtMost(max) => {
+            let x = ratio(r, m.baseline(bench, variant)?.0)?;
+            verdict(x <= max, format!("×{x:.2} native vs ≤ ×{max}"))
+        }
+        Check::ValueRatioToVariantAtLeast(other, min) => {
+            let o = m.latest(bench, other, "nvidia").filter(|o| o.measured() && o.date == r.date)?;
+            let x = ratio(r, o)?;
+            verdict(x >= min, format!("{:.1} % of `{other}` vs ≥ {:.0} %", x * 100.0, min * 100.0))
+        }
+        Check::FieldTrue(k) => {
+            let v = r.fields.get(k)?.as_bool()?;
+            verdict(v, format!("{k}: {v}"))
+        }
+        Check::FieldZero(k) => {
+            let v = r.fields.get(k)?.as_f64()?;
+            verdict(v == 0.0, format!("{k}: {v}"))
+        }
+    }
+}
+
+/// The "met" cell of (bench, variant): None when no goal applies to it.
+fn met(m: &Matrix, s: &Spec, variant: &str) -> Option<String> {
+    let checks: Vec<Check> = s.checks.iter().filter(|(v, _)| *v == variant).map(|(_, c)| *c).collect();
+    if checks.is_empty() {
+        return None;
+    }
+    let results: Vec<_> = checks.iter().map(|&c| check(m, c, &s.id, variant)).collect();
+    if results.iter().any(Option::is_none) {
+        return Some("not measured".into());
+    }
+    let (ok, bad): (Vec<_>, Vec<_>) = results.into_iter().flatten().partition(Result::is_ok);
+    Some(if bad.is_empty() {
+        format!("**yes** ({})", ok.into_iter().flatten().collect::<Vec<_>>().join("; "))
+    } else {
+        format!("**no** ({})", bad.into_iter().filter_map(Result::err).collect::<Vec<_>>().join("; "))
+    })
+}
+
+/// Makes a cell safe inside a Markdown table row.
+fn esc(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+/// The whole README.md.
+pub fn render_markdown(files: &[RunFile]) -> String {
+    let m = Matrix::new(files);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# Benchmark matrix\n\n\
+         Generated by `gpurun bench` (or `gpurun bench --render-only`) from the {} result file{} in this \
+         folder; edit those, not this. The rows are BENCH.md's; every GPU row is an ordinary Rust `std` \
+         program of `benches/programs`, every native baseline a CUDA program of `benches/native`.\n",
+        files.len(),
+        if files.len() == 1 { "" } else { "s" }
+    );
+    out.push_str(
+        "Cells show the newest run: latencies as p50 / p99 (≥ 10,000 samples unless the row's JSON says \
+         otherwise), rates as a value; earlier runs on the same device add their spread. \
+         Ratios are ours ÷ baseline from the same run: for a latency below 1 is faster than the baseline, \
+         for a rate above 1 is. Goals are BENCH.md's, for the H100, checked on the GPU-NVIDIA cell.\n\n",
+    );
+    out.push_str("| benchmark | variant | GPU-AMD | GPU-NVIDIA | CPU | native baseline | NVIDIA ÷ native | NVIDIA ÷ CPU | goal (H100) | met |\n");
+    out.push_str("|---|---|---|---|---|---|---|---|---|---|\n");
+    for s in &spec::SPECS {
+        let variants: Vec<&str> = m.keys.iter().filter(|(b, _)| b == s.id).map(|(_, v)| v.as_str()).collect();
+        if variants.is_empty() {
+            let _ = writeln!(out, "| `{}` | | no results yet | no results yet | no results yet | {} | | | {} | |", s.id, esc(s.baseline), esc(s.goal));
+            continue;
+        }
+        for (i, v) in variants.iter().enumerate() {
+            let mut cols = Vec::new();
+            for (backend, _) in &COLUMNS[..3] {
+                cols.push(cell_with_spread(&m, s.id, v, backend));
+            }
+            let native = NATIVE.iter().filter_map(|b| m.shown(s.id, v, b).map(|_| cell_with_spread(&m, s.id, v, b)));
+            let native: Vec<String> = native.collect();
+            cols.push(if s.native.is_none() {
+                "— (none)".into()
+            } else if native.is_empty() {
+                "—".into()
+            } else {
+                native.join("<br>")
+            });
+            let nv = m.latest(s.id, v, "nvidia").filter(|r| r.measured());
+            let vs_native = nv.and_then(|r| {
+                let (b, exact) = m.baseline(s.id, v)?;
+                let x = ratio(r, b)?;
+                Some(if exact { format!("×{x:.2}") } else { format!("×{x:.2} (vs `{}`)", b.variant) })
+            });
+            let vs_cpu = nv.and_then(|r| {
+                let c = m.latest(s.id, v, "cpu").filter(|c| c.measured())?;
+                ratio(r, c).map(|x| format!("×{x:.2}"))
+            });
+            let goal_here = met(&m, s, v);
+            let goal_text = if goal_here.is_some() || (i == 0 && !s.checks.iter().any(|(cv, _)| variants.contains(cv))) {
+                s.goal
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                out,
+                "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                s.id,
+                esc(v),
+                esc(&cols[0]),
+                esc(&cols[1]),
+                esc(&cols[2]),
+                esc(&cols[3]),
+                vs_native.unwrap_or_default(),
+                vs_cpu.unwrap_or_default(),
+                esc(goal_text),
+                esc(&goal_here.unwrap_or_default())
+            );
+        }
+    }
+    out.push_str("\n![latency: p50 marker, line to p99, log scale](latency.svg)\n");
+    notes(&m, &mut out);
+    runs(files, &mut out);
+    out
+}
+
+/// Notes the rows carry (`note` fields of the newest rows), AMD's first.
+fn notes(m: &Matrix, out: &mut String) {
+    let mut seen: Vec<String> = Vec::new();
+    for (bench, variant) in &m.keys {
+        for backend in schema::BACKENDS {
+            let Some(r) = m.latest(bench, variant, backend) else { continue };
+            let Some(note) = r.text("note") else { continue };
+            let line = if backend == "amd" && !r.measured() {
+                format!("GPU-AMD: {} — {note}", r.status)
+            } else {
+                format!("`{bench}`{} ({backend}): {note}", if variant.is_empty() { String::new() } else { format!(" {variant}") })
+            };
+            if !seen.contains(&line) {
+                seen.push(line);
+            }
+        }
+    }
+    seen.sort_by_key(|l| !l.starts_with("GPU-AMD"));
+    if !seen.is_empty() {
+        out.push_str("\n## Notes\n\n");
+        for l in seen {
+            let _ = writeln!(out, "- {l}");
+        }
+    }
+}
+
+/// The runs: one line per result file.
+fn runs(files: &[RunFile], out: &mut String) {
+    out.push_str("\n## Runs\n\n| file | date | device | driver | clocks | commit | rows measured / not run |\n|---|---|---|---|---|---|---|\n");
+    for f in files {
+        let gpu = f.rows.iter().find(|r| r.backend == "nvidia" || r.backend == "amd").filter(|r| r.device != "none");
+        let first = gpu.or(f.rows.first());
+        let measured = f.rows.iter().filter(|r| r.measured()).count();
+        let (date, device, driver, clocks, commit) = match first {
+            Some(r) => (r.date.as_str(), r.device.as_str(), r.driver.as_str(), r.text("clocks").unwrap_or(""), r.commit.as_str()),
+            None => ("", "", "", "", ""),
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | `{}` | {} / {} |",
+            esc(&f.name),
+            esc(date),
+            esc(device),
+            esc(driver),
+            esc(clocks),
+            esc(commit),
+            measured,
+            f.rows.len() - measured
+        );
+    }
+}

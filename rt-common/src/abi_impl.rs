@@ -1,0 +1,179 @@
+//! The generic bodies of the `__gpu_std_*` functions ([`crate::abi`]).
+//!
+//! [`define_gpu_std_abi!`](crate::define_gpu_std_abi) defines the exported
+//! `extern "C"` symbols once, forwarding here; each vendor crate invokes it.
+//! Every function is called on a thread's leader lane, after warp 0 ran
+//! [`Runtime::init`] (std is only reachable from `main` and its threads).
+
+use crate::abi::{ERR_BAD_FD, EXIT_ABORT, EXIT_PANIC};
+use crate::hal::Hal;
+use crate::primitive::AtomicU32;
+use crate::protocol::OP_NOP;
+use crate::ring::{self, Packet};
+use crate::runtime::{Runtime, leave_if_exiting};
+use crate::{futex, process, threads, tls};
+
+pub use process::{arg, argc, env, envc, monotonic_ns, random_u64, unix_time_ns};
+pub use threads::{detach, join, sleep as sleep_ns, spawn, yield_now};
+
+/// `__gpu_std_alloc`.
+pub fn alloc<H: Hal>(rt: &Runtime, size: usize, align: usize) -> *mut u8 {
+    rt.heap.alloc::<H>(Some(rt.my_slot::<H>()), size, align)
+}
+
+/// `__gpu_std_alloc_zeroed`.
+pub fn alloc_zeroed<H: Hal>(rt: &Runtime, size: usize, align: usize) -> *mut u8 {
+    let p = alloc::<H>(rt, size, align);
+    if !p.is_null() {
+        // SAFETY: a fresh block of at least `size` bytes.
+        unsafe { core::ptr::write_bytes(p, 0, size) };
+    }
+    p
+}
+
+/// `__gpu_std_dealloc`.
+///
+/// # Safety
+/// `ptr` came from `alloc` with this layout (GlobalAlloc's contract).
+pub unsafe fn dealloc<H: Hal>(rt: &Runtime, ptr: *mut u8, size: usize, align: usize) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        rt.heap
+            .dealloc::<H>(Some(rt.my_slot::<H>()), ptr, size, align)
+    }
+}
+
+/// `__gpu_std_realloc`.
+///
+/// # Safety
+/// As for [`dealloc`], with `old_size`.
+pub unsafe fn realloc<H: Hal>(
+    rt: &Runtime,
+    ptr: *mut u8,
+    old_size: usize,
+    align: usize,
+    new_size: usize,
+) -> *mut u8 {
+    // SAFETY: the caller's contract.
+    unsafe {
+        rt.heap
+            .realloc::<H>(Some(rt.my_slot::<H>()), ptr, old_size, align, new_size)
+    }
+}
+
+/// `__gpu_std_write`: the whole buffer as one write (or `ERR_BAD_FD`).
+/// Without a usable ring the bytes are dropped (nothing could report it).
+///
+/// # Safety
+/// `ptr` is valid for `len` bytes.
+pub unsafe fn write<H: Hal>(rt: &Runtime, fd: u32, ptr: *const u8, len: usize) -> isize {
+    if fd != 1 && fd != 2 {
+        return ERR_BAD_FD;
+    }
+    let me = rt.me::<H>();
+    let slot = rt.slot(me);
+    leave_if_exiting::<H>(slot);
+    if len > 0 && rt.ring().is_usable() {
+        // SAFETY: the caller's contract.
+        let bytes = unsafe { core::slice::from_raw_parts(ptr, len) };
+        ring::write::<H, _>(rt.ring(), &slot.wait, rt.wait_sleep_ns(), me, fd, bytes);
+    }
+    len as isize
+}
+
+/// `__gpu_std_exit`.
+pub fn exit<H: Hal>(rt: &Runtime, code: i32) -> ! {
+    process::exit::<H>(rt, code)
+}
+
+/// `__gpu_std_abort`: exit code 134.
+pub fn abort<H: Hal>(rt: &Runtime) -> ! {
+    process::abort::<H>(rt, EXIT_ABORT)
+}
+
+/// `__gpu_std_panic_abort`: exit code 101.
+pub fn panic_abort<H: Hal>(rt: &Runtime) -> ! {
+    process::abort::<H>(rt, EXIT_PANIC)
+}
+
+/// `__gpu_std_thread_index`.
+pub fn thread_index<H: Hal>(rt: &Runtime) -> u32 {
+    rt.me::<H>()
+}
+
+/// `__gpu_std_set_thread_name`.
+///
+/// # Safety
+/// `ptr` is valid for `len` bytes.
+pub unsafe fn set_thread_name<H: Hal>(rt: &Runtime, ptr: *const u8, len: usize) {
+    // SAFETY: the caller's contract.
+    unsafe { threads::set_name::<H>(rt, ptr, len) }
+}
+
+/// `__gpu_std_available_parallelism`.
+pub fn available_parallelism(rt: &Runtime) -> usize {
+    rt.num_threads() as usize
+}
+
+/// `__gpu_std_futex_wait`.
+///
+/// # Safety
+/// `addr` points to a live, 4-byte aligned word accessed atomically.
+pub unsafe fn futex_wait<H: Hal>(
+    rt: &Runtime,
+    addr: *const u32,
+    expected: u32,
+    timeout_ns: u64,
+) -> bool {
+    // SAFETY: the caller's contract; AtomicU32 has u32's layout.
+    let word = unsafe { &*(addr as *const AtomicU32) };
+    futex::wait::<H>(rt, word, expected, timeout_ns)
+}
+
+/// `__gpu_std_futex_wake`.
+///
+/// # Safety
+/// As for [`futex_wait`].
+pub unsafe fn futex_wake(addr: *const u32, count: u32) -> bool {
+    // SAFETY: the caller's contract.
+    futex::wake(unsafe { &*(addr as *const AtomicU32) }, count)
+}
+
+/// `__gpu_std_tls_create`.
+pub fn tls_create(rt: &Runtime, dtor: Option<tls::Dtor>) -> usize {
+    rt.tls.create(dtor)
+}
+
+/// `__gpu_std_tls_get`.
+pub fn tls_get<H: Hal>(rt: &Runtime, key: usize) -> *mut u8 {
+    tls::get(rt.my_slot::<H>(), key)
+}
+
+/// `__gpu_std_tls_set`.
+pub fn tls_set<H: Hal>(rt: &Runtime, key: usize, value: *mut u8) {
+    tls::set(rt.my_slot::<H>(), key, value)
+}
+
+/// `__gpu_std_tls_destroy`.
+pub fn tls_destroy(rt: &Runtime, key: usize) {
+    rt.tls.destroy(rt, key)
+}
+
+/// A host round trip: `OP_NOP` with `FLAG_REPLY`, waiting for the reply
+/// (for benchmarks; exported as `__gpu_rt_host_call_nop`). Does nothing
+/// without a usable ring.
+pub fn host_call_nop<H: Hal>(rt: &Runtime) {
+    let me = rt.me::<H>();
+    let slot = rt.slot(me);
+    leave_if_exiting::<H>(slot);
+    if rt.ring().is_usable() {
+        let p = Packet {
+            op: OP_NOP,
+            thread: me,
+            flags: 0,
+            arg0: 0,
+            arg1: 0,
+        };
+        ring::call::<H, _>(rt.ring(), &slot.wait, rt.wait_sleep_ns(), &p, &[]);
+    }
+}

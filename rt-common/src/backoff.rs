@@ -1,0 +1,69 @@
+//! Exponential backoff for every wait loop (crossbeam's `Backoff`, for GPUs).
+//!
+//! A waiting warp first re-polls a few times (a handoff often completes
+//! within a few hundred nanoseconds), then sleeps with the HAL's sleep, the
+//! sleep doubling from [`MIN_SLEEP_NS`] up to the loop's `max_sleep_ns`.
+//! Sleeping instead of spinning keeps parked warps from stealing issue slots
+//! and memory bandwidth from running ones; the cap bounds wake-up latency.
+
+use crate::hal::Hal;
+
+/// Polls without sleeping before the first sleep (one poll is one L2 round
+/// trip on a GPU, ~0.3 µs: a fast handoff never pays a coarse `nanosleep`).
+pub const SPIN_POLLS: u32 = 24;
+/// First sleep (about the `nanosleep` / `s_sleep 1` granularity).
+pub const MIN_SLEEP_NS: u32 = 32;
+
+/// State of one wait loop.
+#[derive(Clone, Debug)]
+pub struct Backoff {
+    polls: u32,
+    sleep_ns: u32,
+    max_sleep_ns: u32,
+}
+
+impl Backoff {
+    /// A fresh backoff whose sleeps grow to at most `max_sleep_ns`.
+    #[inline]
+    pub const fn new(max_sleep_ns: u32) -> Self {
+        Backoff {
+            polls: 0,
+            sleep_ns: MIN_SLEEP_NS,
+            max_sleep_ns,
+        }
+    }
+
+    /// Waits before the next poll: a spin hint during the first
+    /// [`SPIN_POLLS`] calls, then a sleep of growing length.
+    #[inline]
+    pub fn snooze<H: Hal>(&mut self) {
+        if self.polls < SPIN_POLLS {
+            self.polls += 1;
+            core::hint::spin_loop();
+            #[cfg(loom)]
+            H::sleep_ns(0); // loom needs every spin to yield
+        } else {
+            H::sleep_ns(self.sleep_ns.min(self.max_sleep_ns));
+            self.sleep_ns = self
+                .sleep_ns
+                .saturating_mul(2)
+                .min(self.max_sleep_ns.max(MIN_SLEEP_NS));
+        }
+    }
+
+    /// Like [`Backoff::snooze`], but never sleeps past `remaining_ns`.
+    #[inline]
+    pub fn snooze_at_most<H: Hal>(&mut self, remaining_ns: u64) {
+        let cap = remaining_ns.min(u32::MAX as u64) as u32;
+        if self.polls >= SPIN_POLLS && self.sleep_ns > cap {
+            self.sleep_ns = cap;
+        }
+        self.snooze::<H>();
+    }
+
+    /// Whether the spin phase is over (the loop now sleeps).
+    #[inline]
+    pub fn is_sleeping(&self) -> bool {
+        self.polls >= SPIN_POLLS
+    }
+}

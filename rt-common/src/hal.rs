@@ -1,0 +1,80 @@
+//! The hardware abstraction the runtime is generic over.
+//!
+//! One small trait, zero-sized vendor types, static dispatch (as wgpu-hal's
+//! `Api`). `rt-amdgpu` (`Wave64`, `Wave32`) and `rt-nvptx` (`NvHal`) list the
+//! same functions in the same order; the CPU harness has `CpuHal<LANES>`.
+//!
+//! # Memory scope
+//! Rust atomics carry no scope: on nvptx they are system scope (`.sys`), on
+//! amdgcn they are system scope too (gfx90a: `buffer_wbl2` on release). The
+//! runtime therefore uses `Relaxed` atomics for its handoffs and places the
+//! ordering in the HAL's *scoped* fences: `fence_device_*` between warps of the
+//! device (locks, spawn/join, heap), `fence_system_*` for the host-visible ring.
+//! A fence pairs with a fence on the other side in the usual C++ way
+//! (release fence; relaxed store → relaxed load; acquire fence).
+
+/// A GPU vendor's (or the CPU harness's) primitives.
+///
+/// Every function is called by the leader lane of a warp (the lane running a
+/// thread), except `lane_id`, `lane_mask`, `ballot`, `broadcast_value` and
+/// `sync_lane`, which the kernel entry calls on every lane.
+///
+/// # Safety
+/// The runtime relies on these facts, which implementations must uphold:
+/// `thread_index` is unique per warp of the launch and stable for the warp's
+/// life; `fence_*` order memory at least at the scope they name;
+/// `fixed_frequency_clock` is monotonic, device-wide and ticks at `CLOCK_HZ`;
+/// `end_program` never returns and the warp runs no more runtime code.
+pub unsafe trait Hal: 'static {
+    /// Lanes per warp (wavefront), a compile-time property of the target.
+    const LANES: u32;
+    /// Ticks per second of [`Hal::fixed_frequency_clock`].
+    const CLOCK_HZ: u64;
+    /// Whether [`Hal::wake`] does anything (then finishing threads look up
+    /// their joiner to wake it; GPUs skip that load).
+    const WAKES: bool;
+
+    /// Index of the calling lane in its warp, `0..LANES`.
+    fn lane_id() -> u32;
+    /// Bit mask of the lanes executing this call.
+    fn lane_mask() -> u64;
+    /// Bit `i` is set iff lane `i` executes this call with `pred` true.
+    fn ballot(pred: bool) -> u64;
+    /// `value` of the lowest active lane, returned on every active lane.
+    fn broadcast_value(value: u32) -> u32;
+    /// Waits until every lane of `mask` has reached a `sync_lane` (warp barrier).
+    fn sync_lane(mask: u64);
+    /// Index of the calling warp in the launch. `block_warps` is the launch's
+    /// warps per block, for vendors that cannot read the block size.
+    fn thread_index(block_warps: u32) -> u32;
+    /// Lets the warp sleep for about `ns` nanoseconds without issuing
+    /// instructions; may end early or late (a hint, like `nanosleep`).
+    fn sleep_ns(ns: u32);
+    /// A device-wide constant-rate clock ticking at [`Hal::CLOCK_HZ`].
+    fn fixed_frequency_clock() -> u64;
+    /// Acquire fence at device scope: other warps' released writes are visible.
+    fn fence_device_acquire();
+    /// Release fence at device scope: prior writes are visible to other warps
+    /// that acquire after reading a later store.
+    fn fence_device_release();
+    /// Acquire fence at system scope (data the host wrote).
+    fn fence_system_acquire();
+    /// Release fence at system scope (publish to the host).
+    fn fence_system_release();
+    /// Ends the calling warp; the other lanes of the warp are released.
+    fn end_program() -> !;
+    /// Hint that warp `index` may have work: GPUs do nothing (a sleeping warp
+    /// wakes by itself within its sleep); the CPU harness unparks the thread.
+    fn wake(index: u32);
+}
+
+/// Nanoseconds for `ticks` of `H`'s clock.
+#[inline]
+pub fn ticks_to_ns<H: Hal>(ticks: u64) -> u64 {
+    const NS: u64 = 1_000_000_000;
+    if NS % H::CLOCK_HZ == 0 {
+        ticks.wrapping_mul(NS / H::CLOCK_HZ)
+    } else {
+        ((ticks as u128 * NS as u128) / H::CLOCK_HZ as u128) as u64
+    }
+}

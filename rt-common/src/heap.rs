@@ -1,0 +1,315 @@
+//! The device heap over `[heap_base, heap_base + heap_size)`.
+//!
+//! Power-of-two size classes (16 B up); a block of class `k` is `2^k` bytes,
+//! aligned to `min(2^k, 4096)`, so any `align ≤ 4096` is served by the class
+//! of `max(size, align)`. No per-block header: `dealloc` gets the layout back
+//! and recomputes the class.
+//!
+//! - Per-thread stash (fast path, no atomics): one free block per class up
+//!   to 256 B in the caller's slot; flushed to the lists when its thread ends.
+//! - Per-class Treiber free list: head = `tag << 32 | unit`, `unit` the block
+//!   offset in 16-byte units plus 1 (0 = empty); the tag changes on every
+//!   successful CAS, so a stale head never matches (ABA). The link to the
+//!   next block is stored in the free block's first 4 bytes.
+//! - Bump pointer for fresh blocks (CAS loop, to align).
+//!
+//! Memory reaches 64 GiB of heap at most (32-bit units of 16 bytes). Out of
+//! memory is a null pointer. Free blocks are not split or merged.
+
+use core::cell::UnsafeCell;
+use core::ptr;
+use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+
+use crate::hal::Hal;
+use crate::runtime::Runtime;
+use crate::slot::{STASH_CLASSES, Slot};
+
+/// Smallest class: 16-byte blocks.
+pub const MIN_CLASS: u32 = 4;
+/// Number of classes (16 B ..= 2^39 B).
+pub const NUM_CLASSES: usize = 36;
+/// Largest alignment served.
+pub const MAX_ALIGN: usize = 4096;
+const UNIT_SHIFT: u32 = 4;
+/// Heap bytes the 32-bit units can address.
+const MAX_HEAP: u64 = (u32::MAX as u64 - 1) << UNIT_SHIFT;
+
+/// Heap state: valid after [`Heap::init`] (warp 0, before `main`).
+pub struct Heap {
+    /// `(base, size)`, written by `init` only.
+    range: UnsafeCell<(u64, u64)>,
+    /// Bytes handed out from the bump region.
+    bump: AtomicU64,
+    /// Alignment padding skipped by the bump pointer (never reused).
+    padding: AtomicU64,
+    lists: [AtomicU64; NUM_CLASSES],
+}
+
+// SAFETY: `range` is written only by `init` (before any other warp uses the
+// heap); everything else is atomic.
+unsafe impl Sync for Heap {}
+
+/// Class index for a request, or `None` if it cannot be served.
+#[inline]
+pub fn class_of(size: usize, align: usize) -> Option<u32> {
+    if align > MAX_ALIGN {
+        return None;
+    }
+    let bytes = size
+        .max(align)
+        .max(1 << MIN_CLASS)
+        .checked_next_power_of_two()?;
+    let k = bytes.trailing_zeros();
+    ((k - MIN_CLASS) < NUM_CLASSES as u32).then_some(k)
+}
+
+impl Heap {
+    pub const fn new() -> Self {
+        Heap {
+            range: UnsafeCell::new((0, 0)),
+            bump: AtomicU64::new(0),
+            padding: AtomicU64::new(0),
+            lists: [const { AtomicU64::new(0) }; NUM_CLASSES],
+        }
+    }
+
+    /// Resets the heap to `[base, base + size)`.
+    ///
+    /// # Safety
+    /// No other warp uses the heap concurrently; the range is valid device
+    /// memory for the whole program.
+    pub unsafe fn init(&self, base: u64, size: u64) {
+        let aligned = base.next_multiple_of(MAX_ALIGN as u64);
+        let size = if base == 0 {
+            0
+        } else {
+            size.saturating_sub(aligned - base).min(MAX_HEAP)
+        };
+        // SAFETY: exclusive access (caller).
+        unsafe { *self.range.get() = (aligned, size) };
+        self.bump.store(0, Relaxed);
+        self.padding.store(0, Relaxed);
+        for l in &self.lists {
+            l.store(0, Relaxed);
+        }
+    }
+
+    #[inline]
+    fn range(&self) -> (u64, u64) {
+        // SAFETY: written only by `init`, which happens-before every use.
+        unsafe { *self.range.get() }
+    }
+
+    #[inline]
+    fn block(&self, unit: u32) -> *mut u8 {
+        (self.range().0 + (((unit - 1) as u64) << UNIT_SHIFT)) as usize as *mut u8
+    }
+
+    #[inline]
+    fn unit_of(&self, p: *mut u8) -> u32 {
+        (((p as usize as u64 - self.range().0) >> UNIT_SHIFT) + 1) as u32
+    }
+
+    /// The free-list link stored in a free block.
+    #[inline]
+    fn link(&self, unit: u32) -> &AtomicU32 {
+        // SAFETY: `unit` names a block of the heap (≥ 16 bytes, 16-aligned);
+        // the link is only accessed atomically. A block popped meanwhile by
+        // another warp may be written concurrently by its new owner: the
+        // value read is then garbage, and the tagged CAS fails.
+        unsafe { &*(self.block(unit) as *const AtomicU32) }
+    }
+
+    fn pop<H: Hal>(&self, k: u32) -> Option<u32> {
+        let list = &self.lists[(k - MIN_CLASS) as usize];
+        let mut head = list.load(Relaxed);
+        loop {
+            let unit = head as u32;
+            if unit == 0 {
+                return None;
+            }
+            // Acquire: the pusher's link write (and its use of the block)
+            // happen-before our read of the link and our use of the block.
+            H::fence_device_acquire();
+            let next = self.link(unit).load(Relaxed);
+            let new = ((head >> 32).wrapping_add(1) << 32) | next as u64;
+            match list.compare_exchange_weak(head, new, Relaxed, Relaxed) {
+                Ok(_) => return Some(unit),
+                Err(h) => head = h,
+            }
+        }
+    }
+
+    fn push<H: Hal>(&self, k: u32, unit: u32) {
+        let list = &self.lists[(k - MIN_CLASS) as usize];
+        let mut head = list.load(Relaxed);
+        loop {
+            self.link(unit).store(head as u32, Relaxed);
+            // Release: the link (and our last use of the block) before the
+            // head that publishes it.
+            H::fence_device_release();
+            let new = ((head >> 32).wrapping_add(1) << 32) | unit as u64;
+            match list.compare_exchange_weak(head, new, Relaxed, Relaxed) {
+                Ok(_) => return,
+                Err(h) => head = h,
+            }
+        }
+    }
+
+    fn bump(&self, k: u32) -> Option<u32> {
+        let (_, size) = self.range();
+        let bytes = 1u64 << k;
+        let align = bytes.min(MAX_ALIGN as u64);
+        let mut cur = self.bump.load(Relaxed);
+        loop {
+            let start = cur.next_multiple_of(align);
+            let end = start.checked_add(bytes).filter(|&e| e <= size)?;
+            // Relaxed: fresh memory carries no data to publish.
+            match self.bump.compare_exchange_weak(cur, end, Relaxed, Relaxed) {
+                Ok(_) => {
+                    if start != cur {
+                        self.padding.fetch_add(start - cur, Relaxed);
+                    }
+                    return Some(((start >> UNIT_SHIFT) + 1) as u32);
+                }
+                Err(c) => cur = c,
+            }
+        }
+    }
+
+    /// A block of class `k`, or null.
+    fn alloc_class<H: Hal>(&self, me: Option<&Slot>, k: u32) -> *mut u8 {
+        if let Some(s) = me.and_then(|s| stash_take(s, k)) {
+            return self.block(s);
+        }
+        match self.pop::<H>(k).or_else(|| self.bump(k)) {
+            Some(unit) => self.block(unit),
+            None => ptr::null_mut(),
+        }
+    }
+
+    /// Returns a block of class `k`.
+    fn free_class<H: Hal>(&self, me: Option<&Slot>, k: u32, p: *mut u8) {
+        let unit = self.unit_of(p);
+        if me.is_some_and(|s| stash_put(s, k, unit)) {
+            return;
+        }
+        self.push::<H>(k, unit);
+    }
+
+    /// `size` bytes aligned to `align`, or null. `me` is the caller's slot
+    /// (for the stash), if the caller runs a thread.
+    pub fn alloc<H: Hal>(&self, me: Option<&Slot>, size: usize, align: usize) -> *mut u8 {
+        match class_of(size, align) {
+            Some(k) => self.alloc_class::<H>(me, k),
+            None => ptr::null_mut(),
+        }
+    }
+
+    /// Frees a block from [`Heap::alloc`] with the same `size` and `align`.
+    ///
+    /// # Safety
+    /// `p` came from this heap with this layout and is not used afterwards.
+    pub unsafe fn dealloc<H: Hal>(&self, me: Option<&Slot>, p: *mut u8, size: usize, align: usize) {
+        if let Some(k) = class_of(size, align) {
+            self.free_class::<H>(me, k, p);
+        }
+    }
+
+    /// Resizes a block: in place if the class stays, else moves it.
+    ///
+    /// # Safety
+    /// As for [`Heap::dealloc`] with `old_size`; on success `p` is freed.
+    pub unsafe fn realloc<H: Hal>(
+        &self,
+        me: Option<&Slot>,
+        p: *mut u8,
+        old_size: usize,
+        align: usize,
+        new_size: usize,
+    ) -> *mut u8 {
+        let (Some(old), Some(new)) = (class_of(old_size, align), class_of(new_size, align)) else {
+            return ptr::null_mut();
+        };
+        if old == new {
+            return p;
+        }
+        let q = self.alloc_class::<H>(me, new);
+        if !q.is_null() {
+            // SAFETY: both blocks hold at least the smaller size; distinct blocks.
+            unsafe { ptr::copy_nonoverlapping(p, q, old_size.min(new_size)) };
+            self.free_class::<H>(me, old, p);
+        }
+        q
+    }
+
+    /// Moves the slot's stashed blocks to the shared lists (thread end).
+    pub fn flush_stash<H: Hal>(&self, me: &Slot) {
+        // SAFETY: the stash is accessed only by the slot's own warp (us).
+        let stash = unsafe { &mut *me.stash.get() };
+        for (i, unit) in stash.iter_mut().enumerate() {
+            if *unit != 0 {
+                self.push::<H>(i as u32 + MIN_CLASS, *unit);
+                *unit = 0;
+            }
+        }
+    }
+
+    /// Bytes currently allocated (bump bytes minus padding, free-list and
+    /// stash bytes). Only meaningful while no warp uses the heap (tests).
+    pub fn bytes_in_use(&self, rt: &Runtime) -> u64 {
+        let mut free = 0;
+        for (i, l) in self.lists.iter().enumerate() {
+            let mut unit = l.load(Relaxed) as u32;
+            while unit != 0 {
+                free += 1u64 << (i as u32 + MIN_CLASS);
+                unit = self.link(unit).load(Relaxed);
+            }
+        }
+        for w in 0..rt.num_threads() {
+            // SAFETY: quiescent (documented), so no warp writes its stash now.
+            let stash = unsafe { &*rt.slot(w).stash.get() };
+            for (i, &unit) in stash.iter().enumerate() {
+                if unit != 0 {
+                    free += 1u64 << (i as u32 + MIN_CLASS);
+                }
+            }
+        }
+        self.bump.load(Relaxed) - self.padding.load(Relaxed) - free
+    }
+}
+
+impl Default for Heap {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[inline]
+fn stash_take(me: &Slot, k: u32) -> Option<u32> {
+    let i = (k - MIN_CLASS) as usize;
+    // SAFETY: the stash is accessed only by the slot's own warp (the caller).
+    let stash = unsafe { &mut *me.stash.get() };
+    let unit = *stash.get(i)?;
+    if unit == 0 {
+        return None;
+    }
+    stash[i] = 0;
+    Some(unit)
+}
+
+#[inline]
+fn stash_put(me: &Slot, k: u32, unit: u32) -> bool {
+    let i = (k - MIN_CLASS) as usize;
+    // SAFETY: as in `stash_take`.
+    let stash = unsafe { &mut *me.stash.get() };
+    match stash.get_mut(i) {
+        Some(s) if *s == 0 => {
+            *s = unit;
+            true
+        }
+        _ => false,
+    }
+}
+
+const _: () = assert!(STASH_CLASSES as u32 + MIN_CLASS <= 12);

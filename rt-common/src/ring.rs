@@ -1,0 +1,262 @@
+//! The device side (producer) of the host-call ring; `protocol.rs` states
+//! who owns a slot when.
+//!
+//! A producer takes a ticket, waits (sleeping, `WAIT_HOST`) until its slot is
+//! free, fills it, and publishes it with a system-scope release. A ticket once
+//! taken is always published, also while the program ends: the host consumes
+//! tickets in order, so an abandoned ticket would stall every later packet.
+//!
+//! The algorithm is written against [`RingMem`] so the loom model can run it
+//! over loom atomics; the GPU uses [`RawRing`], the ring's real memory.
+
+use core::mem::offset_of;
+use core::ptr;
+
+use crate::backoff::Backoff;
+use crate::hal::Hal;
+use crate::primitive::{AtomicU32, AtomicU64, Ordering::Relaxed};
+use crate::protocol::{
+    FLAG_MORE, FLAG_REPLY, OP_WRITE, RING_MAGIC, RING_PAYLOAD_BYTES, RING_SLOT_BYTES,
+    RING_SLOTS_OFFSET, RingHeader, RingSlotHeader, WAIT_HOST, WAIT_NONE,
+};
+
+/// The fixed header fields of one packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Packet {
+    pub op: u32,
+    pub thread: u32,
+    pub flags: u32,
+    pub arg0: u64,
+    pub arg1: u64,
+}
+
+/// Where a ring's words and payloads live.
+pub trait RingMem {
+    /// Number of slots, a power of two.
+    fn capacity(&self) -> u64;
+    /// The ticket counter.
+    fn head(&self) -> &AtomicU64;
+    /// Slot `i`'s ownership sequence word.
+    fn seq(&self, i: usize) -> &AtomicU64;
+    /// Slot `i`'s reply sequence word.
+    fn reply_seq(&self, i: usize) -> &AtomicU64;
+    /// Writes `packet` and `payload` (≤ [`RING_PAYLOAD_BYTES`]) into slot `i`.
+    ///
+    /// # Safety
+    /// The caller owns slot `i` (its `seq` equals the caller's ticket).
+    unsafe fn fill(&self, i: usize, packet: &Packet, payload: &[u8]);
+}
+
+/// The ring in host-mapped memory, as the launcher laid it out.
+#[derive(Clone, Copy, Debug)]
+pub struct RawRing {
+    /// Address of the [`RingHeader`]; 0 if the ring is unusable.
+    base: usize,
+    capacity: u64,
+}
+
+impl RawRing {
+    /// A ring that drops everything (no usable ring was passed).
+    pub const fn unusable() -> Self {
+        RawRing {
+            base: 0,
+            capacity: 0,
+        }
+    }
+
+    /// The ring at `addr`, if its header is valid.
+    ///
+    /// # Safety
+    /// `addr` is 0 or the device address of a ring header and its slots.
+    pub unsafe fn from_addr(addr: u64) -> Self {
+        if addr == 0 || addr % 128 != 0 {
+            return Self::unusable();
+        }
+        let hdr = addr as usize as *const RingHeader;
+        // SAFETY: the caller says a header is there; the host wrote it before
+        // the launch and never changes it.
+        let (magic, cap) = unsafe {
+            (
+                ptr::read_volatile(&raw const (*hdr).magic),
+                ptr::read_volatile(&raw const (*hdr).capacity),
+            )
+        };
+        // At least 2 slots: with 1, "published by t" (t + 1) and "free for
+        // t + cap" would be the same seq value.
+        if magic != RING_MAGIC || !cap.is_power_of_two() || cap < 2 {
+            return Self::unusable();
+        }
+        RawRing {
+            base: addr as usize,
+            capacity: cap as u64,
+        }
+    }
+
+    /// Whether packets can be sent.
+    #[inline]
+    pub fn is_usable(&self) -> bool {
+        self.base != 0
+    }
+
+    #[inline]
+    fn slot(&self, i: usize) -> *mut u8 {
+        (self.base + RING_SLOTS_OFFSET + i * RING_SLOT_BYTES) as *mut u8
+    }
+}
+
+impl RingMem for RawRing {
+    #[inline]
+    fn capacity(&self) -> u64 {
+        self.capacity
+    }
+    #[inline]
+    fn head(&self) -> &AtomicU64 {
+        // SAFETY: a usable ring's header is valid for the program; the word is
+        // only accessed atomically.
+        unsafe { &*((self.base + offset_of!(RingHeader, head)) as *const AtomicU64) }
+    }
+    #[inline]
+    fn seq(&self, i: usize) -> &AtomicU64 {
+        // SAFETY: as for `head`; `i < capacity`.
+        unsafe { &*(self.slot(i).add(offset_of!(RingSlotHeader, seq)) as *const AtomicU64) }
+    }
+    #[inline]
+    fn reply_seq(&self, i: usize) -> &AtomicU64 {
+        // SAFETY: as for `seq`.
+        unsafe { &*(self.slot(i).add(offset_of!(RingSlotHeader, reply_seq)) as *const AtomicU64) }
+    }
+    unsafe fn fill(&self, i: usize, p: &Packet, payload: &[u8]) {
+        debug_assert!(payload.len() <= RING_PAYLOAD_BYTES);
+        let s = self.slot(i);
+        // SAFETY: the caller owns the slot; all offsets are inside it and
+        // aligned (slots are 256-byte aligned, the payload 8-byte aligned).
+        unsafe {
+            let h = s as *mut RingSlotHeader;
+            ptr::write(&raw mut (*h).op, p.op);
+            ptr::write(&raw mut (*h).thread, p.thread);
+            ptr::write(&raw mut (*h).len, payload.len() as u32);
+            ptr::write(&raw mut (*h).flags, p.flags);
+            ptr::write(&raw mut (*h).arg0, p.arg0);
+            ptr::write(&raw mut (*h).arg1, p.arg1);
+            copy_words(
+                s.add(core::mem::size_of::<RingSlotHeader>()) as *mut u64,
+                payload,
+            );
+        }
+    }
+}
+
+/// Copies `src` to `dst` with aligned 8-byte stores (few, wide writes over
+/// PCIe), zero-padding the last word.
+///
+/// # Safety
+/// `dst` is 8-byte aligned and valid for `src.len()` rounded up to 8.
+#[inline]
+unsafe fn copy_words(dst: *mut u64, src: &[u8]) {
+    let words = src.len() / 8;
+    for w in 0..words {
+        // SAFETY: in bounds of `src` and `dst` (caller).
+        unsafe {
+            dst.add(w)
+                .write(ptr::read_unaligned(src.as_ptr().add(w * 8) as *const u64))
+        };
+    }
+    let tail = &src[words * 8..];
+    if !tail.is_empty() {
+        let mut bytes = [0u8; 8];
+        bytes[..tail.len()].copy_from_slice(tail);
+        // SAFETY: the caller sized `dst` to the rounded-up length.
+        unsafe { dst.add(words).write(u64::from_le_bytes(bytes)) };
+    }
+}
+
+/// Polls `done` with backoff while `wait` shows [`WAIT_HOST`]. Never gives
+/// up: a taken ticket must be published.
+#[inline]
+fn wait_host<H: Hal>(wait: &AtomicU32, max_sleep_ns: u32, mut done: impl FnMut() -> bool) {
+    if done() {
+        return;
+    }
+    wait.store(WAIT_HOST, Relaxed);
+    let mut backoff = Backoff::new(max_sleep_ns);
+    while !done() {
+        backoff.snooze::<H>();
+    }
+    wait.store(WAIT_NONE, Relaxed);
+}
+
+/// Sends one packet; returns its ticket. Waits while the ring is full.
+pub fn send<H: Hal, M: RingMem>(
+    m: &M,
+    wait: &AtomicU32,
+    max_sleep_ns: u32,
+    packet: &Packet,
+    payload: &[u8],
+) -> u64 {
+    // Relaxed: the ticket only picks a slot; ownership is decided by `seq`.
+    let t = m.head().fetch_add(1, Relaxed);
+    let i = (t & (m.capacity() - 1)) as usize;
+    // Relaxed + acquire fence: the previous user of the slot (host, or a
+    // device reply reader) is done with it before we overwrite it.
+    wait_host::<H>(wait, max_sleep_ns, || m.seq(i).load(Relaxed) == t);
+    H::fence_system_acquire();
+    // SAFETY: `seq == t`: the slot is ours until we publish it.
+    unsafe { m.fill(i, packet, payload) };
+    // Release at system scope: the payload reaches the host before `seq`.
+    H::fence_system_release();
+    m.seq(i).store(t + 1, Relaxed);
+    t
+}
+
+/// Sends a [`FLAG_REPLY`] packet and waits for the host's reply, then frees
+/// the slot (the device owns it once the reply is in).
+pub fn call<H: Hal, M: RingMem>(
+    m: &M,
+    wait: &AtomicU32,
+    max_sleep_ns: u32,
+    packet: &Packet,
+    payload: &[u8],
+) {
+    let p = Packet {
+        flags: packet.flags | FLAG_REPLY,
+        ..*packet
+    };
+    let t = send::<H, M>(m, wait, max_sleep_ns, &p, payload);
+    let i = (t & (m.capacity() - 1)) as usize;
+    // Relaxed + acquire fence: the host's reply writes are visible after.
+    wait_host::<H>(wait, max_sleep_ns, || m.reply_seq(i).load(Relaxed) == t + 1);
+    H::fence_system_acquire();
+    // Release: our reads of the reply happen before the next producer of
+    // this slot (a device warp, which acquires `seq`) writes it.
+    H::fence_device_release();
+    m.seq(i).store(t + m.capacity(), Relaxed);
+}
+
+/// Sends `bytes` for `fd` as one write: packets of [`RING_PAYLOAD_BYTES`],
+/// all but the last with [`FLAG_MORE`]. The host assembles per thread, so
+/// other threads' packets in between do not interleave the output.
+pub fn write<H: Hal, M: RingMem>(
+    m: &M,
+    wait: &AtomicU32,
+    max_sleep_ns: u32,
+    thread: u32,
+    fd: u32,
+    bytes: &[u8],
+) {
+    let mut chunks = bytes.chunks(RING_PAYLOAD_BYTES).peekable();
+    while let Some(chunk) = chunks.next() {
+        let flags = if chunks.peek().is_some() {
+            FLAG_MORE
+        } else {
+            0
+        };
+        let p = Packet {
+            op: OP_WRITE,
+            thread,
+            flags,
+            arg0: fd as u64,
+            arg1: 0,
+        };
+        send::<H, M>(m, wait, max_sleep_ns, &p, chunk);
+    }
+}

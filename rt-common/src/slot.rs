@@ -1,0 +1,137 @@
+//! One thread-table slot: the public header the host reads, then the
+//! runtime's private per-warp state.
+//!
+//! The launcher allocates `num_threads` × [`THREAD_SLOT_BYTES`] of *zeroed*
+//! memory, so every field's zero value is its start value (a zeroed table is
+//! a valid table, also when a module is launched twice).
+//!
+//! # Slot states (`state`, public)
+//! ```text
+//! FREE ──spawn CAS──▶ CLAIMED ──spawner stores entry, data──▶ RUNNING
+//! RUNNING ──entry returned──▶ FINISHED ──join──▶ FREE
+//!                                      └─detach (before or after)─▶ FREE
+//! any ──program end seen by the warp──▶ EXITED
+//! ```
+//! `state` is what spawners CAS on and what the warp polls when idle.
+//!
+//! # Join word (`fin`, private)
+//! | bits | meaning |
+//! |---|---|
+//! | [`FIN_DONE`] | the entry returned, TLS destructors ran (set by the warp) |
+//! | [`FIN_DETACHED`] | the handle was dropped (set by `detach`) |
+//!
+//! Both sides `fetch_or` their bit; the one that sees the other's bit frees
+//! the slot (for a joined thread, the joiner). RMWs on one word are totally
+//! ordered, so exactly one side frees.
+
+use core::cell::UnsafeCell;
+use core::sync::atomic::AtomicPtr as CoreAtomicPtr;
+
+use crate::abi::TLS_KEYS;
+use crate::primitive::{AtomicPtr, AtomicU32, AtomicUsize, maybe_const_fn};
+#[cfg(not(loom))]
+use crate::protocol::{THREAD_SLOT_BYTES, ThreadSlotPublic};
+
+/// `fin`: the thread's entry returned.
+pub const FIN_DONE: u32 = 1;
+/// `fin`: the thread was detached.
+pub const FIN_DETACHED: u32 = 2;
+/// `joiner`: nobody waits in `join`.
+pub const NO_JOINER: u32 = u32::MAX;
+/// Bytes of the public name field.
+pub const NAME_BYTES: usize = 48;
+/// Heap size classes with a per-thread one-block stash (16 B ..= 256 B).
+pub const STASH_CLASSES: usize = 5;
+
+/// A thread-table slot. `#[repr(C)]`: the first 64 bytes are
+/// [`ThreadSlotPublic`] (checked below).
+#[repr(C)]
+pub struct Slot {
+    // ---- ThreadSlotPublic (host-readable) ----
+    /// `THREAD_*` state (see the module docs).
+    pub state: AtomicU32,
+    /// `WAIT_*` reason while the thread is blocked; written only by the warp.
+    pub wait: AtomicU32,
+    /// Bytes of `name` in use; written only by the warp.
+    pub name_len: AtomicU32,
+    _pad: u32,
+    /// The thread's name; written only by the warp (the host reads it racily
+    /// and tolerates garbage).
+    pub name: UnsafeCell<[u8; NAME_BYTES]>,
+    // ---- private: what a waiting warp polls, in the header's cache line ----
+    /// Non-zero once the program is ending: the warp must leave the kernel.
+    /// Set by the exiting thread; polled only by this slot's warp.
+    pub exit: AtomicU32,
+    /// Join word: [`FIN_DONE`] | [`FIN_DETACHED`].
+    pub fin: AtomicU32,
+    /// Warp index waiting in `join` for this thread, or [`NO_JOINER`]
+    /// (only a wake hint for the CPU harness).
+    pub joiner: AtomicU32,
+    /// Slot 0 only: set once by the thread that ends the program, so exactly
+    /// one `OP_EXIT`/`OP_ABORT` is sent.
+    pub exit_claim: AtomicU32,
+    /// The thread's entry (`unsafe extern "C" fn(*mut u8)` as an address).
+    pub entry: AtomicUsize,
+    /// The entry's argument.
+    pub data: AtomicPtr<u8>,
+    // ---- private, owner-only ----
+    /// Per-thread heap stash: one free block offset (+1) per small class.
+    pub stash: UnsafeCell<[u32; STASH_CLASSES]>,
+    /// Where this thread's next `spawn` starts looking: the warp it last
+    /// joined (still polling fast, so it wakes soonest), or one past the
+    /// warp it last claimed; 0 = one past itself.
+    pub spawn_hint: UnsafeCell<u32>,
+    /// Bit `i` set: `tls[i]` may be non-null (set by the owner when it
+    /// stores a non-null value), so thread exit visits only those keys.
+    pub tls_mask: UnsafeCell<u64>,
+    /// Thread-local values, indexed by key - 1. Written by the owner, and by
+    /// `tls_destroy` (clearing a key everywhere), hence atomic.
+    pub tls: [CoreAtomicPtr<u8>; TLS_KEYS],
+}
+
+// SAFETY: every field shared between warps is atomic; `name` and `stash` are
+// accessed only by the warp owning the slot (the host only reads `name`).
+unsafe impl Sync for Slot {}
+
+impl Slot {
+    maybe_const_fn! {
+        /// A zeroed slot (what the launcher's zeroed table holds).
+        pub fn new() -> Slot {
+            Slot {
+                state: AtomicU32::new(0),
+                wait: AtomicU32::new(0),
+                name_len: AtomicU32::new(0),
+                _pad: 0,
+                name: UnsafeCell::new([0; NAME_BYTES]),
+                exit: AtomicU32::new(0),
+                fin: AtomicU32::new(0),
+                joiner: AtomicU32::new(0),
+                exit_claim: AtomicU32::new(0),
+                entry: AtomicUsize::new(0),
+                data: AtomicPtr::new(core::ptr::null_mut()),
+                stash: UnsafeCell::new([0; STASH_CLASSES]),
+                spawn_hint: UnsafeCell::new(0),
+                tls_mask: UnsafeCell::new(0),
+                tls: [const { CoreAtomicPtr::new(core::ptr::null_mut()) }; TLS_KEYS],
+            }
+        }
+    }
+}
+
+/// Distance between slots in the thread table. Under loom the atomics are
+/// loom objects, so the table is a `Vec<Slot>`, not raw 1 KiB slots.
+#[cfg(not(loom))]
+pub const SLOT_STRIDE: usize = THREAD_SLOT_BYTES;
+#[cfg(loom)]
+pub const SLOT_STRIDE: usize = core::mem::size_of::<Slot>();
+
+#[cfg(not(loom))]
+const _: () = {
+    use core::mem::{offset_of, size_of};
+    assert!(size_of::<Slot>() <= THREAD_SLOT_BYTES);
+    assert!(offset_of!(Slot, state) == offset_of!(ThreadSlotPublic, state));
+    assert!(offset_of!(Slot, wait) == offset_of!(ThreadSlotPublic, wait));
+    assert!(offset_of!(Slot, name_len) == offset_of!(ThreadSlotPublic, name_len));
+    assert!(offset_of!(Slot, name) == offset_of!(ThreadSlotPublic, name));
+    assert!(offset_of!(Slot, exit) == size_of::<ThreadSlotPublic>());
+};

@@ -1,0 +1,350 @@
+//! Every runtime primitive through the `__gpu_std_*` ABI on a CPU machine.
+
+use std::string::{String, ToString};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::*};
+use std::vec::Vec;
+
+use super::*;
+use crate::abi::{ERR_BAD_FD, ERR_STACK_TOO_BIG, EXIT_ABORT, EXIT_PANIC};
+use crate::cpu::machine::runtime;
+use crate::protocol::{OP_ABORT, THREAD_EXITED, THREAD_FREE};
+
+fn hello(lanes: u32) {
+    let out = run_ok(cfg(4, lanes), || {
+        println("hello from warp 0");
+        0
+    });
+    assert_eq!(out.output(1), "hello from warp 0\n");
+    assert!(
+        out.slot_states.iter().all(|&s| s == THREAD_EXITED),
+        "{:?}",
+        out.slot_states
+    );
+}
+
+fn exit_code_of_main(lanes: u32) {
+    let out = run(cfg(2, lanes), || 7);
+    assert_eq!(out.exit, Some((OP_EXIT, 7)));
+}
+
+fn spawn_join_runs_once_on_another_warp(lanes: u32) {
+    run_ok(cfg(4, lanes), || {
+        let hits = arc_u32();
+        let seen = arc_u32();
+        let (h2, s2) = (hits.clone(), seen.clone());
+        let h = spawn(move || {
+            h2.fetch_add(1, Relaxed);
+            s2.store(me(), Relaxed);
+        })
+        .unwrap();
+        h.join();
+        assert_eq!(hits.load(Relaxed), 1);
+        assert_ne!(seen.load(Relaxed), 0, "ran on another warp");
+        // SAFETY: no preconditions.
+        assert_eq!(unsafe { __gpu_std_available_parallelism() }, 4);
+        0
+    });
+}
+
+fn no_free_warp_then_success_after_join(lanes: u32) {
+    run_ok(cfg(6, lanes), || {
+        let go = arc_u32();
+        let mut hs = Vec::new();
+        for _ in 0..5 {
+            let g = go.clone();
+            hs.push(spawn(move || wait_nonzero(&g)).expect("a free warp"));
+        }
+        assert_eq!(spawn(|| {}).unwrap_err(), crate::abi::ERR_NO_FREE_WARP);
+        set_and_wake(&go);
+        hs.pop().unwrap().join();
+        spawn(|| {}).expect("a warp is free again").join();
+        for h in hs {
+            h.join();
+        }
+        0
+    });
+}
+
+fn stack_size_limit(lanes: u32) {
+    let c = cfg(3, lanes);
+    let limit = c.stack_size as usize;
+    run_ok(c, move || {
+        assert_eq!(
+            spawn_with_stack(limit + 1, || {}).unwrap_err(),
+            ERR_STACK_TOO_BIG
+        );
+        spawn_with_stack(limit, || {}).unwrap().join();
+        spawn_with_stack(0, || {}).unwrap().join();
+        0
+    });
+}
+
+fn detach_before_and_after_finish(lanes: u32) {
+    run_ok(cfg(3, lanes), || {
+        for early in [true, false] {
+            let done = arc_u32();
+            let go = arc_u32();
+            let (d, g) = (done.clone(), go.clone());
+            let h = spawn(move || {
+                wait_nonzero(&g);
+                set_and_wake(&d);
+            })
+            .unwrap();
+            let w = h.0 as u32;
+            if early {
+                h.detach();
+                set_and_wake(&go);
+                wait_nonzero(&done);
+            } else {
+                set_and_wake(&go);
+                wait_nonzero(&done);
+                // SAFETY: a live word; gives the thread time to finish.
+                unsafe { __gpu_std_sleep_ns(1_000_000) };
+                h.detach();
+            }
+            // The warp frees itself (or was freed by detach).
+            let slot = runtime().slot(w);
+            let t = std::time::Instant::now();
+            while slot.state.load(Relaxed) != THREAD_FREE {
+                assert!(t.elapsed().as_secs() < 10, "detached warp never freed");
+                // SAFETY: no preconditions.
+                unsafe { __gpu_std_yield() };
+            }
+        }
+        0
+    });
+}
+
+fn names_truncate_on_char_boundary(lanes: u32) {
+    run_ok(cfg(2, lanes), || {
+        let slot = runtime().slot(0);
+        // SAFETY: only this warp writes its name.
+        let name = || unsafe {
+            String::from_utf8((&*slot.name.get())[..slot.name_len.load(Relaxed) as usize].to_vec())
+                .unwrap()
+        };
+        assert_eq!(name(), "main");
+        let long = "é".repeat(30); // 60 bytes
+        // SAFETY: a valid slice.
+        unsafe { __gpu_std_set_thread_name(long.as_ptr(), long.len()) };
+        assert_eq!(name(), "é".repeat(24));
+        0
+    });
+}
+
+fn args_env_time_random(lanes: u32) {
+    let mut c = cfg(2, lanes);
+    c.args = std::vec!["prog".into(), "--flag".into()];
+    c.env = std::vec!["A=1".into(), "HOME=/gpu".into()];
+    let epoch = c.epoch_unix_ns;
+    run_ok(c, move || {
+        let get = |f: unsafe extern "C" fn(usize, *mut usize) -> *const u8, i| {
+            let mut len = 0;
+            // SAFETY: a valid out-pointer; the bytes live for the program.
+            let p = unsafe { f(i, &mut len) };
+            if p.is_null() {
+                None
+            } else {
+                Some(
+                    String::from_utf8(unsafe { core::slice::from_raw_parts(p, len) }.to_vec())
+                        .unwrap(),
+                )
+            }
+        };
+        // SAFETY: no preconditions (all below).
+        unsafe {
+            assert_eq!(__gpu_std_argc(), 2);
+            assert_eq!(__gpu_std_envc(), 2);
+        }
+        assert_eq!(get(__gpu_std_arg, 1).as_deref(), Some("--flag"));
+        assert_eq!(get(__gpu_std_arg, 2), None);
+        assert_eq!(get(__gpu_std_env, 1).as_deref(), Some("HOME=/gpu"));
+        // SAFETY: as above.
+        unsafe {
+            let a = __gpu_std_monotonic_ns();
+            __gpu_std_sleep_ns(3_000_000);
+            let b = __gpu_std_monotonic_ns();
+            assert!(b - a >= 3_000_000, "slept {} ns", b - a);
+            let u = __gpu_std_unix_time_ns();
+            assert!(u >= epoch + b && u < epoch + b + 1_000_000_000);
+            let r: Vec<u64> = (0..100).map(|_| __gpu_std_random_u64()).collect();
+            let mut d = r.clone();
+            d.sort();
+            d.dedup();
+            assert_eq!(d.len(), 100);
+        }
+        0
+    });
+}
+
+fn futex_timeout_and_wake(lanes: u32) {
+    run_ok(cfg(3, lanes), || {
+        let w = AtomicU32::new(5);
+        // SAFETY: a live word (all below).
+        unsafe {
+            let t = __gpu_std_monotonic_ns();
+            assert!(
+                !__gpu_std_futex_wait(w.as_ptr(), 5, 2_000_000),
+                "no change: timeout"
+            );
+            assert!(__gpu_std_monotonic_ns() - t >= 2_000_000);
+            assert!(
+                __gpu_std_futex_wait(w.as_ptr(), 4, u64::MAX),
+                "already different"
+            );
+        }
+        let word = arc_u32();
+        let w2 = word.clone();
+        let h = spawn(move || set_and_wake(&w2)).unwrap();
+        wait_nonzero(&word);
+        h.join();
+        0
+    });
+}
+
+fn tls_values_and_destructors(lanes: u32) {
+    // One counter per lane count: the two tests run concurrently.
+    static DROPS: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
+    static KEY: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
+    fn ix() -> usize {
+        (crate::cpu::ctx().lanes == 64) as usize
+    }
+    unsafe extern "C" fn dtor(v: *mut u8) {
+        DROPS[ix()].fetch_add(1, SeqCst);
+        // Re-sets a value on the first call: a second round must run.
+        if v as usize == 1 {
+            // SAFETY: a live key.
+            unsafe { __gpu_std_tls_set(KEY[ix()].load(SeqCst) as usize, 2 as *mut u8) };
+        }
+    }
+    let i = (lanes == 64) as usize;
+    DROPS[i].store(0, SeqCst);
+    let out = run_ok(cfg(3, lanes), || {
+        // SAFETY: valid calls of the TLS ABI (all below).
+        unsafe {
+            let k = __gpu_std_tls_create(Some(dtor));
+            assert_ne!(k, 0);
+            assert_ne!(k, usize::MAX);
+            KEY[ix()].store(k as u64, SeqCst);
+            let plain = __gpu_std_tls_create(None);
+            __gpu_std_tls_set(plain, 7 as *mut u8);
+            assert_eq!(__gpu_std_tls_get(plain), 7 as *mut u8);
+            let h = spawn(move || {
+                assert!(__gpu_std_tls_get(k).is_null(), "fresh thread starts null");
+                __gpu_std_tls_set(k, 1 as *mut u8);
+            })
+            .unwrap();
+            h.join();
+            assert_eq!(
+                DROPS[ix()].load(SeqCst),
+                2,
+                "dtor ran twice (value re-set once)"
+            );
+            // The warp's values were cleared for its next thread.
+            spawn(move || assert!(__gpu_std_tls_get(plain).is_null()))
+                .unwrap()
+                .join();
+            let gone = __gpu_std_tls_create(None);
+            __gpu_std_tls_set(gone, 9 as *mut u8);
+            __gpu_std_tls_destroy(gone);
+            let again = __gpu_std_tls_create(None);
+            assert_eq!(again, gone, "the freed key is reused");
+            assert!(__gpu_std_tls_get(again).is_null(), "and starts null");
+            let keys: Vec<usize> = (0..100).map(|_| __gpu_std_tls_create(None)).collect();
+            assert!(keys.contains(&usize::MAX), "keys run out cleanly");
+            // main's value runs its dtor when main returns.
+            __gpu_std_tls_set(k, 3 as *mut u8);
+        }
+        0
+    });
+    drop(out);
+    assert_eq!(
+        DROPS[i].load(SeqCst),
+        3,
+        "main's TLS destructor ran at exit"
+    );
+}
+
+fn write_bad_fd_and_host_round_trip(lanes: u32) {
+    let out = run_ok(cfg(2, lanes), || {
+        assert_eq!(write(3, b"x"), ERR_BAD_FD);
+        assert_eq!(write(2, b""), 0);
+        // SAFETY: no preconditions.
+        for _ in 0..10 {
+            unsafe { __gpu_rt_host_call_nop() };
+        }
+        write(2, b"err\n");
+        0
+    });
+    assert_eq!(out.nops, 10);
+    assert_eq!(out.output(2), "err\n");
+}
+
+fn exit_from_spawned_thread_ends_all(lanes: u32) {
+    let out = run(cfg(4, lanes), || {
+        let never = arc_u32();
+        let n2 = never.clone();
+        let _blocked = spawn(move || wait_nonzero(&n2)).unwrap();
+        let h = spawn(|| {
+            println("bye");
+            // SAFETY: ends the program.
+            unsafe { __gpu_std_exit(3) }
+        })
+        .unwrap();
+        h.join(); // never returns: the exit ends this warp too
+        unreachable!()
+    });
+    assert_eq!(out.exit, Some((OP_EXIT, 3)));
+    assert_eq!(out.output(1), "bye\n");
+    assert!(
+        out.slot_states.iter().all(|&s| s == THREAD_EXITED),
+        "{:?}",
+        out.slot_states
+    );
+}
+
+fn abort_and_panic_codes(lanes: u32) {
+    let out = run(cfg(2, lanes), || {
+        // SAFETY: ends the program.
+        unsafe { __gpu_std_abort() }
+    });
+    assert_eq!(out.exit, Some((OP_ABORT, EXIT_ABORT)));
+    let out = run(cfg(3, lanes), || {
+        spawn(|| panic!("boom")).unwrap().join();
+        0
+    });
+    assert_eq!(out.exit, Some((OP_ABORT, EXIT_PANIC)));
+}
+
+fn bad_launch_block_is_reported(lanes: u32) {
+    let mut c = cfg(3, lanes);
+    c.launch_lanes = Some(if lanes == 32 { 64 } else { 32 });
+    let out = run(c, || unreachable!());
+    assert_eq!(out.exit, Some((OP_ABORT, EXIT_ABORT)));
+    let msg = out.output(2);
+    assert!(
+        msg.contains("lane") && msg.contains(&lanes.to_string()),
+        "{msg}"
+    );
+    let mut c = cfg(2, lanes);
+    c.magic = 0xdead;
+    let out = run(c, || unreachable!());
+    assert!(out.output(2).contains("magic"), "{}", out.output(2));
+}
+
+lanes_test!(
+    hello,
+    exit_code_of_main,
+    spawn_join_runs_once_on_another_warp,
+    no_free_warp_then_success_after_join,
+    stack_size_limit,
+    detach_before_and_after_finish,
+    names_truncate_on_char_boundary,
+    args_env_time_random,
+    futex_timeout_and_wake,
+    tls_values_and_destructors,
+    write_bad_fd_and_host_round_trip,
+    exit_from_spawned_thread_ends_all,
+    abort_and_panic_codes,
+    bad_launch_block_is_reported,
+);

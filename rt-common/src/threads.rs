@@ -1,0 +1,212 @@
+//! Threads as warps: spawn, join, detach, the idle loop, names, sleep.
+//!
+//! Slot states and the join word are described in [`crate::slot`]. A spawned
+//! closure runs exactly once, on the leader lane of its warp; the warp's
+//! other lanes wait at the kernel entry's warp barrier (NVIDIA) or are
+//! masked off (AMD) and issue nothing.
+
+use crate::abi::{ERR_NO_FREE_WARP, ERR_STACK_TOO_BIG};
+use crate::backoff::Backoff;
+use crate::hal::{Hal, ticks_to_ns};
+use crate::primitive::Ordering::Relaxed;
+use crate::protocol::{
+    THREAD_CLAIMED, THREAD_EXITED, THREAD_FINISHED, THREAD_FREE, THREAD_RUNNING, WAIT_JOIN,
+    WAIT_NONE, WAIT_SLEEP,
+};
+use crate::runtime::{Runtime, leave_if_exiting};
+use crate::slot::{FIN_DETACHED, FIN_DONE, NAME_BYTES, NO_JOINER, Slot};
+
+/// A thread's entry. Called through `extern "C"` exactly as std passed it.
+pub type Entry = unsafe extern "C" fn(*mut u8);
+
+/// `__gpu_std_spawn`: claims an idle warp and hands it `entry(data)`.
+/// Scans the table from the caller's hint; if every warp is busy, returns
+/// `ERR_NO_FREE_WARP` (or ends the warp if the program is ending).
+///
+/// # Safety
+/// `entry(data)` must be sound to call once on another warp.
+pub unsafe fn spawn<H: Hal>(rt: &Runtime, stack_size: usize, entry: Entry, data: *mut u8) -> i64 {
+    let limit = rt.launch().stack_size;
+    if stack_size != 0 && limit != 0 && stack_size as u64 > limit {
+        return ERR_STACK_TOO_BIG;
+    }
+    let n = rt.num_threads();
+    let me_index = rt.me::<H>();
+    let me = rt.slot(me_index);
+    // SAFETY: the hint is accessed only by the slot's own warp (us).
+    let hint = unsafe { &mut *me.spawn_hint.get() };
+    let start = if *hint == 0 { me_index + 1 } else { *hint };
+    for i in 0..n {
+        let w = start.wrapping_add(i) % n;
+        let s = rt.slot(w);
+        // The hinted warp is tried at once; others are read first so a scan
+        // over busy slots does not write their lines.
+        if (i > 0 && s.state.load(Relaxed) != THREAD_FREE)
+            || s.state
+                .compare_exchange(THREAD_FREE, THREAD_CLAIMED, Relaxed, Relaxed)
+                .is_err()
+        {
+            continue;
+        }
+        // Acquire: whoever freed the slot (joiner, detacher, the warp itself)
+        // is done with it before we write it.
+        H::fence_device_acquire();
+        s.entry.store(entry as usize, Relaxed);
+        s.data.store(data, Relaxed);
+        s.fin.store(0, Relaxed);
+        if H::WAKES {
+            s.joiner.store(NO_JOINER, Relaxed);
+        }
+        // Release: entry/data before RUNNING, which the idle warp acquires.
+        H::fence_device_release();
+        s.state.store(THREAD_RUNNING, Relaxed);
+        H::wake(w);
+        *hint = w.wrapping_add(1);
+        return w as i64;
+    }
+    leave_if_exiting::<H>(me);
+    ERR_NO_FREE_WARP
+}
+
+/// Frees a slot whose thread is done and whose handle is gone.
+#[inline]
+fn free_slot<H: Hal>(rt: &Runtime, w: u32) {
+    // Acquire then release: the thread's last writes (TLS cleared, stash
+    // flushed) happen-before the next spawner's claim, through us.
+    H::fence_device_acquire();
+    H::fence_device_release();
+    rt.slot(w).state.store(THREAD_FREE, Relaxed);
+}
+
+/// Whether `handle` names a thread slot other than main's.
+#[inline]
+fn valid_handle(rt: &Runtime, handle: i64) -> Option<u32> {
+    (handle > 0 && handle < rt.num_threads() as i64).then_some(handle as u32)
+}
+
+/// `__gpu_std_join`: waits until the thread's entry returned, frees its warp.
+pub fn join<H: Hal>(rt: &Runtime, handle: i64) {
+    let Some(w) = valid_handle(rt, handle) else {
+        return;
+    };
+    let me_index = rt.me::<H>();
+    let me = rt.slot(me_index);
+    let s = rt.slot(w);
+    if H::WAKES {
+        s.joiner.store(me_index, Relaxed);
+    }
+    rt.wait_until::<H>(me, WAIT_JOIN, || s.fin.load(Relaxed) & FIN_DONE != 0);
+    free_slot::<H>(rt, w);
+    // A just-freed warp is still polling fast: our best next spawn target.
+    // SAFETY: the hint is accessed only by the slot's own warp (us).
+    unsafe { *me.spawn_hint.get() = w };
+}
+
+/// `__gpu_std_detach`: the warp frees itself when its entry returns.
+pub fn detach<H: Hal>(rt: &Runtime, handle: i64) {
+    let Some(w) = valid_handle(rt, handle) else {
+        return;
+    };
+    // Relaxed RMW: RMWs on `fin` are totally ordered, so exactly one of us
+    // and the finishing warp sees the other's bit; that one frees the slot.
+    if rt.slot(w).fin.fetch_or(FIN_DETACHED, Relaxed) & FIN_DONE != 0 {
+        free_slot::<H>(rt, w);
+    }
+}
+
+/// Runs the thread handed to slot `me` (state RUNNING), then ends it.
+///
+/// # Safety
+/// The slot's state was observed RUNNING, followed by a device acquire fence.
+unsafe fn run_thread<H: Hal>(rt: &Runtime, index: u32, me: &Slot) {
+    me.name_len.store(0, Relaxed);
+    me.wait.store(WAIT_NONE, Relaxed);
+    // SAFETY: the spawner stored a valid `Entry` before RUNNING (acquired).
+    let entry: Entry = unsafe { core::mem::transmute::<usize, Entry>(me.entry.load(Relaxed)) };
+    let data = me.data.load(Relaxed);
+    // SAFETY: the spawner's contract: sound to call once, here.
+    unsafe { entry(data) };
+    rt.tls.run_dtors::<H>(me);
+    rt.heap.flush_stash::<H>(me);
+    me.state.store(THREAD_FINISHED, Relaxed);
+    // Release: the thread's writes (its result) before DONE, which the
+    // joiner acquires; also orders FINISHED before a detacher's FREE.
+    H::fence_device_release();
+    let prev = me.fin.fetch_or(FIN_DONE, Relaxed);
+    if prev & FIN_DETACHED != 0 {
+        free_slot::<H>(rt, index);
+    } else if H::WAKES {
+        let j = me.joiner.load(Relaxed);
+        if j != NO_JOINER {
+            H::wake(j);
+        }
+    }
+}
+
+/// The idle loop of warp `index`: sleeps until a spawn hands it a thread,
+/// runs it, and repeats until the program ends.
+///
+/// # Safety
+/// `me` is the caller's own slot; `rt` is initialised before any spawn
+/// reaches this warp (the spawn handoff publishes it).
+pub unsafe fn idle_loop<H: Hal>(rt: &Runtime, index: u32, me: &Slot, idle_sleep_ns: u32) {
+    loop {
+        let mut backoff = Backoff::new(idle_sleep_ns);
+        loop {
+            // Relaxed polls; the acquire fence below pairs with the spawner's.
+            if me.state.load(Relaxed) == THREAD_RUNNING {
+                break;
+            }
+            if backoff.is_sleeping() && me.exit.load(Relaxed) != 0 {
+                me.state.store(THREAD_EXITED, Relaxed);
+                return;
+            }
+            backoff.snooze::<H>();
+        }
+        H::fence_device_acquire();
+        // SAFETY: RUNNING observed, then acquired.
+        unsafe { run_thread::<H>(rt, index, me) };
+    }
+}
+
+/// `__gpu_std_set_thread_name`: copies the name (truncated to whole UTF-8
+/// characters) into the slot's public name field.
+///
+/// # Safety
+/// `ptr` is valid for `len` bytes.
+pub unsafe fn set_name<H: Hal>(rt: &Runtime, ptr: *const u8, len: usize) {
+    let me = rt.my_slot::<H>();
+    // SAFETY: the caller's contract.
+    let bytes = unsafe { core::slice::from_raw_parts(ptr, len) };
+    let mut n = len.min(NAME_BYTES);
+    while n < len && n > 0 && bytes[n] & 0xC0 == 0x80 {
+        n -= 1; // do not cut a character
+    }
+    // SAFETY: only this warp writes its name; the host only reads it.
+    unsafe { (&mut *me.name.get())[..n].copy_from_slice(&bytes[..n]) };
+    me.name_len.store(n as u32, Relaxed);
+}
+
+/// `__gpu_std_sleep_ns`: sleeps at least `ns` by the device clock, each
+/// sleep at most half the remaining time (hardware sleeps overshoot).
+pub fn sleep<H: Hal>(rt: &Runtime, ns: u64) {
+    let me = rt.my_slot::<H>();
+    let start = H::fixed_frequency_clock();
+    me.wait.store(WAIT_SLEEP, Relaxed);
+    loop {
+        let elapsed = ticks_to_ns::<H>(H::fixed_frequency_clock().wrapping_sub(start));
+        if elapsed >= ns {
+            break;
+        }
+        leave_if_exiting::<H>(me);
+        let half = ((ns - elapsed) / 2).min(1_000_000) as u32;
+        H::sleep_ns(half);
+    }
+    me.wait.store(WAIT_NONE, Relaxed);
+}
+
+/// `__gpu_std_yield`: the shortest sleep, letting other warps issue.
+pub fn yield_now<H: Hal>(rt: &Runtime) {
+    leave_if_exiting::<H>(rt.my_slot::<H>());
+    H::sleep_ns(0);
+}

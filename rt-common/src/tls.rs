@@ -1,0 +1,149 @@
+//! Thread-local keys: a global key table, values in each thread's slot.
+//!
+//! No GPU has native thread-locals, so std's key-based TLS runs over these.
+//! Keys are `1..=TLS_KEYS` (never 0: std's lazy keys use 0 as "not yet
+//! created"); a key's value in every thread starts null.
+//!
+//! # Key words (`dtors[key - 1]`)
+//! | value | meaning |
+//! |---|---|
+//! | [`KEY_FREE`] | unused |
+//! | [`KEY_NO_DTOR`] | in use, no destructor |
+//! | other | in use; the destructor's address |
+
+use core::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
+use crate::abi::TLS_KEYS;
+use crate::hal::Hal;
+use crate::runtime::Runtime;
+use crate::slot::Slot;
+
+/// Key word: unused.
+pub const KEY_FREE: usize = 0;
+/// Key word: in use without a destructor.
+pub const KEY_NO_DTOR: usize = 1;
+/// Destructor rounds at thread exit (a destructor may set values again).
+pub const DTOR_ROUNDS: usize = 4;
+
+/// A destructor as std passes it.
+pub type Dtor = unsafe extern "C" fn(*mut u8);
+
+/// The global key table.
+pub struct TlsKeys {
+    dtors: [AtomicUsize; TLS_KEYS],
+}
+
+impl TlsKeys {
+    pub const fn new() -> Self {
+        TlsKeys {
+            dtors: [const { AtomicUsize::new(KEY_FREE) }; TLS_KEYS],
+        }
+    }
+
+    /// Frees every key (warp 0, before `main`).
+    pub fn init(&self) {
+        for d in &self.dtors {
+            d.store(KEY_FREE, Relaxed);
+        }
+    }
+
+    /// A new key, or `usize::MAX` if all are in use.
+    pub fn create(&self, dtor: Option<Dtor>) -> usize {
+        let word = dtor.map_or(KEY_NO_DTOR, |f| f as usize);
+        for (i, d) in self.dtors.iter().enumerate() {
+            // Relaxed: the key reaches other threads through std's own
+            // (ordered) atomics, which carry this word with it.
+            if d.load(Relaxed) == KEY_FREE
+                && d.compare_exchange(KEY_FREE, word, Relaxed, Relaxed).is_ok()
+            {
+                return i + 1;
+            }
+        }
+        usize::MAX
+    }
+
+    /// Frees `key` and clears its value in every thread, so a later key with
+    /// the same number starts null everywhere.
+    pub fn destroy(&self, rt: &Runtime, key: usize) {
+        let Some(i) = index(key) else { return };
+        for w in 0..rt.num_threads() {
+            rt.slot(w).tls[i].store(core::ptr::null_mut(), Relaxed);
+        }
+        self.dtors[i].store(KEY_FREE, Relaxed);
+    }
+
+    /// Runs the destructors of `me`'s non-null values (up to
+    /// [`DTOR_ROUNDS`] rounds), then clears all values for the next thread.
+    /// Visits only the keys this thread set (its `tls_mask`): a thread that
+    /// used no thread-locals pays one load here.
+    pub fn run_dtors<H: Hal>(&self, me: &Slot) {
+        // SAFETY: the mask is accessed only by the slot's own warp (us).
+        let mask = unsafe { &mut *me.tls_mask.get() };
+        for _ in 0..DTOR_ROUNDS {
+            let mut todo = core::mem::take(mask);
+            if todo == 0 {
+                return;
+            }
+            let mut left = 0;
+            while todo != 0 {
+                let i = todo.trailing_zeros() as usize;
+                todo &= todo - 1;
+                let word = self.dtors[i].load(Relaxed);
+                if word == KEY_FREE || word == KEY_NO_DTOR {
+                    left |= 1 << i; // cleared below
+                    continue;
+                }
+                let v = me.tls[i].swap(core::ptr::null_mut(), Relaxed);
+                if !v.is_null() {
+                    // SAFETY: `word` is a destructor std registered for this
+                    // key; `v` is this thread's value, now cleared (as POSIX
+                    // does before calling it). It may set values again: they
+                    // land in `mask` for the next round.
+                    unsafe { core::mem::transmute::<usize, Dtor>(word)(v) };
+                }
+            }
+            clear(me, left);
+        }
+        clear(me, core::mem::take(mask));
+    }
+}
+
+/// Nulls `me`'s values of the keys in `mask`.
+fn clear(me: &Slot, mut mask: u64) {
+    while mask != 0 {
+        me.tls[mask.trailing_zeros() as usize].store(core::ptr::null_mut(), Relaxed);
+        mask &= mask - 1;
+    }
+}
+
+impl Default for TlsKeys {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Value index of `key`, if it is a valid key number.
+#[inline]
+pub fn index(key: usize) -> Option<usize> {
+    (key.wrapping_sub(1) < TLS_KEYS).then(|| key - 1)
+}
+
+/// The calling thread's value for `key` (null for an invalid key).
+#[inline]
+pub fn get(me: &Slot, key: usize) -> *mut u8 {
+    // Relaxed: only this thread (and `destroy`) writes its values.
+    index(key).map_or(core::ptr::null_mut(), |i| me.tls[i].load(Relaxed))
+}
+
+/// Sets the calling thread's value for `key` (ignored for an invalid key).
+#[inline]
+pub fn set(me: &Slot, key: usize, value: *mut u8) {
+    if let Some(i) = index(key) {
+        me.tls[i].store(value, Relaxed);
+        if !value.is_null() {
+            // SAFETY: the mask is accessed only by the slot's own warp.
+            unsafe { *me.tls_mask.get() |= 1 << i };
+        }
+    }
+}
+const _: () = assert!(TLS_KEYS <= 64, "tls_mask is a u64");
