@@ -165,6 +165,7 @@ fn host_run(repo: &Path, dir: &Path) -> anyhow::Result<String> {
         .arg("--target-dir")
         .arg(repo.join("target/host-demo"))
         .current_dir(repo)
+        .env_remove("LD_LIBRARY_PATH")
         .env_remove("RUSTUP_TOOLCHAIN")
         .output()
         .context("running cargo for the host build")?;

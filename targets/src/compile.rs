@@ -40,16 +40,27 @@ pub fn cargo_command(paths: &Paths, arch: &Arch, opts: &Options, manifest: &Path
         cmd.args(["--config", "profile.dev.opt-level=2", "--config", "profile.dev.debug=false"]);
     }
     let linker_var = format!("CARGO_TARGET_{}_LINKER", arch.vendor.target_name().to_uppercase().replace('-', "_"));
-    cmd.env("RUSTC", paths.rustc())
-        .env_remove("RUSTUP_TOOLCHAIN")
-        .env_remove("RUSTC_WRAPPER")
-        .env_remove("CARGO_BUILD_TARGET")
-        .env("RUSTFLAGS", format!("-Ctarget-cpu={}", arch.name))
+    cmd.env("RUSTC", paths.rustc());
+    clean_env(&mut cmd);
+    cmd.env("RUSTFLAGS", format!("-Ctarget-cpu={}", arch.name))
         .env("GPU_TOOLCHAIN", &paths.toolchain);
     if arch.vendor == Vendor::Nvidia {
         cmd.env(linker_var, paths.nvptx_linker());
     }
     cmd
+}
+
+/// Drops what a parent cargo (`cargo run`, `cargo test`) puts in the
+/// environment that would make the patched toolchain's rustc use the
+/// pristine one: `LD_LIBRARY_PATH` points at rustup's `lib/`, so rustc would
+/// load the pristine `librustc_driver` and take its sysroot (and std) from
+/// there.
+pub fn clean_env(cmd: &mut Command) {
+    cmd.env_remove("LD_LIBRARY_PATH")
+        .env_remove("RUSTUP_TOOLCHAIN")
+        .env_remove("RUSTC_WRAPPER")
+        .env_remove("CARGO_BUILD_TARGET")
+        .env_remove("CARGO_TARGET_DIR");
 }
 
 /// Builds the package at `dir` and returns its code objects' paths (one per
@@ -62,6 +73,7 @@ pub fn build(paths: &Paths, dir: &Path, arch: &Arch, opts: &Options, log: &mut d
     if arch.vendor == Vendor::Nvidia && !paths.nvptx_linker().exists() {
         return Err(format!("the nvptx linker {} is missing: run `gpurun setup`", paths.nvptx_linker().display()));
     }
+    check_sysroot(paths)?;
     let target_dir = opts.target_dir.clone().unwrap_or_else(|| dir.join("target/gpu").join(&arch.name));
     forget_stale_std(paths, &target_dir)?;
     log(&format!("building {} for {} ({})", dir.display(), arch.name, arch.vendor.target_name()));
@@ -84,6 +96,25 @@ pub fn build(paths: &Paths, dir: &Path, arch: &Arch, opts: &Options, log: &mut d
         return Err(format!("cargo built {} but reported no GPU code object (a `bin` or `cdylib` target is needed)", dir.display()));
     }
     Ok(artifacts)
+}
+
+/// The patched rustc must report the patched toolchain as its sysroot, or
+/// cargo would build the pristine std (which does not build for GPUs).
+fn check_sysroot(paths: &Paths) -> Result<(), String> {
+    let mut cmd = Command::new(paths.rustc());
+    clean_env(&mut cmd);
+    let out = cmd.args(["--print", "sysroot"]).output().map_err(|e| format!("cannot run {}: {e}", paths.rustc().display()))?;
+    let sysroot = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    let same = |a: &Path, b: &Path| a.canonicalize().ok() == b.canonicalize().ok();
+    if !out.status.success() || !same(&sysroot, &paths.toolchain) {
+        return Err(format!(
+            "{} reports sysroot {}, not the patched toolchain {}: run `gpurun setup --force`",
+            paths.rustc().display(),
+            sysroot.display(),
+            paths.toolchain.display()
+        ));
+    }
+    Ok(())
 }
 
 /// The code object path in one line of cargo's JSON messages, if any.

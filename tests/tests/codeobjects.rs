@@ -61,14 +61,10 @@ fn std_coverage_sm_90() {
 fn cdylib_literal_cargo_build_for_builtin_amdgcn_target() {
     let paths = toolchain(Path::new(LINKER));
     let dir = paths.repo.join("examples/cdylib-threads");
-    let status = std::process::Command::new("cargo")
-        .args(["build", "-Zbuild-std", "--target", "amdgcn-amd-amdhsa"])
-        .current_dir(&dir)
-        .env_remove("RUSTUP_TOOLCHAIN")
-        .env_remove("CARGO_TARGET_DIR")
-        .env_remove("RUSTC")
-        .status()
-        .expect("run cargo");
+    let mut cargo = std::process::Command::new("cargo");
+    cargo.args(["build", "-Zbuild-std", "--target", "amdgcn-amd-amdhsa"]).current_dir(&dir).env_remove("RUSTC");
+    gpu_targets::compile::clean_env(&mut cargo);
+    let status = cargo.status().expect("run cargo");
     assert!(status.success(), "cargo build -Zbuild-std --target amdgcn-amd-amdhsa failed in {}", dir.display());
     let object = dir.join("target/amdgcn-amd-amdhsa/debug/cdylib_threads.elf");
     let report = codecheck::inspect(&object, gpu_targets::Vendor::Amd, &llvm_bin(&paths)).unwrap();

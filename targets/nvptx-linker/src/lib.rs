@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod ar;
+pub mod ptx_fixup;
 
 /// Symbols kept even when rustc names none (it passes no exports for
 /// executables): the runtime's kernel entry.
@@ -151,10 +152,14 @@ pub fn link(args: &LinkArgs) -> Result<(), String> {
             linked.into(),
         ],
     )?;
+    let raw_ptx = work.join("out.ptx");
     run(
         &bin.join("llc"),
-        &[format!("-mcpu={cpu}").into(), format!("-O{}", opt_level.min("3")).into(), "-o".into(), output.into(), optimized.into()],
+        &[format!("-mcpu={cpu}").into(), format!("-O{}", opt_level.min("3")).into(), "-o".into(), raw_ptx.clone().into(), optimized.into()],
     )?;
+    let ptx = fs::read_to_string(&raw_ptx).map_err(|e| format!("cannot read {}: {e}", raw_ptx.display()))?;
+    let (ptx, _fixed) = ptx_fixup::fix_local_cas(&ptx);
+    fs::write(output, ptx).map_err(|e| format!("cannot write {}: {e}", output.display()))?;
     let _ = fs::remove_dir_all(&work);
     Ok(())
 }

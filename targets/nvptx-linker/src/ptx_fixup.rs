@@ -1,0 +1,64 @@
+//! Repairs of `llc`'s PTX that ptxas would reject.
+//!
+//! LLVM 22's NVPTX backend turns a compare-and-swap on an atomic it can prove
+//! lives on the stack (e.g. `let m = Mutex::new(()); m.lock()`) into
+//! `atom.<sem>.<scope>.local.cas.bN`, but `atom` has no `.local` state space:
+//! ptxas fails with "State space incorrect for instruction 'atom'". Local
+//! memory is private to the thread, so a plain load, compare and conditional
+//! store is an exact replacement.
+
+/// Rewrites every `atom…local.cas` line of `ptx`; returns the text and the
+/// number of lines rewritten.
+pub fn fix_local_cas(ptx: &str) -> (String, usize) {
+    let mut out = String::with_capacity(ptx.len());
+    let mut fixed = 0;
+    for line in ptx.split_inclusive('\n') {
+        match rewrite_line(line) {
+            Some(new) => {
+                out.push_str(&new);
+                fixed += 1;
+            }
+            None => out.push_str(line),
+        }
+    }
+    (out, fixed)
+}
+
+/// `atom.acquire.sys.local.cas.b32 %r1, [%rd2], %r3, %r4;` → a block with a
+/// load, `setp.eq`, predicated store and `mov` to the destination.
+fn rewrite_line(line: &str) -> Option<String> {
+    let body = line.trim_start();
+    let (op, rest) = body.split_once(char::is_whitespace)?;
+    if !op.starts_with("atom.") || !op.contains(".local.") || !op.contains(".cas.") {
+        return None;
+    }
+    let ty = op.rsplit('.').next()?; // b32 / b64 / b16
+    if !matches!(ty, "b16" | "b32" | "b64") {
+        return None;
+    }
+    let operands = rest.trim().strip_suffix(';')?;
+    let parts: Vec<&str> = operands.split(',').map(str::trim).collect();
+    let [dst, addr, cmp, new] = parts[..] else { return None };
+    let indent = &line[..line.len() - body.len()];
+    let newline = if line.ends_with('\n') { "\n" } else { "" };
+    Some(format!(
+        "{indent}{{ .reg .pred %cas_p; .reg .{ty} %cas_t; ld.local.{ty} %cas_t, {addr}; \
+         setp.eq.{ty} %cas_p, %cas_t, {cmp}; @%cas_p st.local.{ty} {addr}, {new}; mov.{ty} {dst}, %cas_t; }}{newline}"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rewrites_local_cas_and_leaves_the_rest() {
+        let ptx = "\tld.global.b32 %r1, [%rd1];\n\tatom.acquire.sys.local.cas.b32 \t%r5, [%rd3+8], %r6, 1;\n\tatom.global.cas.b64 %rd1, [%rd2], %rd3, %rd4;\n";
+        let (out, n) = fix_local_cas(ptx);
+        assert_eq!(n, 1);
+        assert!(out.contains("\t{ .reg .pred %cas_p; .reg .b32 %cas_t; ld.local.b32 %cas_t, [%rd3+8]; setp.eq.b32 %cas_p, %cas_t, %r6; @%cas_p st.local.b32 [%rd3+8], 1; mov.b32 %r5, %cas_t; }\n"), "{out}");
+        assert!(out.contains("atom.global.cas.b64 %rd1, [%rd2], %rd3, %rd4;"));
+        assert!(out.starts_with("\tld.global.b32 %r1, [%rd1];\n"));
+        assert!(!out.contains(".local.cas"));
+    }
+}
