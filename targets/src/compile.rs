@@ -37,7 +37,7 @@ pub fn cargo_command(paths: &Paths, arch: &Arch, opts: &Options, manifest: &Path
     } else {
         // amdgcn always links through LTO, which fails below opt-level 2; a
         // debug build keeps debug assertions and overflow checks but optimizes.
-        cmd.args(["--config", "profile.dev.opt-level=2", "--config", "profile.dev.debug=false"]);
+        cmd.args(["--config", "profile.dev.opt-level=2", "--config", "profile.dev.debug=false", "--config", "profile.dev.incremental=false"]);
     }
     let linker_var = format!("CARGO_TARGET_{}_LINKER", arch.vendor.target_name().to_uppercase().replace('-', "_"));
     cmd.env("RUSTC", paths.rustc());
@@ -76,6 +76,9 @@ pub fn build(paths: &Paths, dir: &Path, arch: &Arch, opts: &Options, log: &mut d
     check_sysroot(paths)?;
     let target_dir = opts.target_dir.clone().unwrap_or_else(|| dir.join("target/gpu").join(&arch.name));
     forget_stale_std(paths, &target_dir)?;
+    // Cargo caches rustc's answers (the sysroot among them) per target dir,
+    // keyed without the environment that can change them: ask afresh.
+    let _ = fs::remove_file(target_dir.join(".rustc_info.json"));
     log(&format!("building {} for {} ({})", dir.display(), arch.name, arch.vendor.target_name()));
     let mut child = cargo_command(paths, arch, opts, &manifest, &target_dir)
         .stdout(Stdio::piped())

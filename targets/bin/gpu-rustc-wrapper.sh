@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The `build.rustc-wrapper` of the examples' cargo configs, for plain `cargo`
+# (the rustup proxy) driving the patched toolchain's rustc:
+# - rustup puts the pinned toolchain's lib/ in LD_LIBRARY_PATH, which would
+#   make the patched rustc load the pristine librustc_driver and so take the
+#   pristine std's sources: drop it (rustc finds its own libraries by rpath);
+# - cargo's bare `-Zbuild-std` builds std only for targets whose spec says
+#   `"std": true`; rustc's built-in amdgcn-amd-amdhsa and nvptx64-nvidia-cuda
+#   say false (upstream std does not build for them; the patched one does), so
+#   the answer to cargo's target-spec query says true.
+set -o pipefail
+unset LD_LIBRARY_PATH
+rustc=$1
+shift
+case " $* " in
+*target-spec-json*) "$rustc" "$@" | sed 's/"std": false/"std": true/' ;;
+*) exec "$rustc" "$@" ;;
+esac
