@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use anyhow::{Context as _, bail};
+use anyhow::Context as _;
 use clap::Args;
 use launcher::bench::child::{self, Outcome};
 use launcher::bench::spec::{self, How, Spec};
@@ -36,7 +36,7 @@ pub struct BenchArgs {
     /// Folder of the result files; README.md and latency.svg are rendered there from all of them
     #[arg(long, value_name = "DIR", default_value = "bench-results")]
     pub out: PathBuf,
-    /// Prebuilt GPU programs, named <id>-<arch>.ptx (NVIDIA) or <id>-<arch>.elf (AMD)
+    /// Prebuilt GPU programs, named <id>-<arch>.ptx or .cubin (NVIDIA; a cubin is taken first) or <id>-<arch>.elf (AMD)
     #[arg(long, value_name = "DIR")]
     pub programs: Option<PathBuf>,
     /// Prebuilt native baselines (benches/native built with nvcc: spawn_join, mutex, channel, ...)
@@ -107,6 +107,8 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<i32> {
     let cpu_programs = host_programs(&args);
     let mut native_runs: HashMap<&str, Result<Outcome, String>> = HashMap::new();
 
+    // Written again after every benchmark: a run cut short keeps what it measured.
+    let path = result_path(&ctx, &args.out)?;
     let mut rows: Vec<Map<String, Value>> = Vec::new();
     for (i, s) in specs.iter().enumerate() {
         log(&format!("[{}/{}] {}: {}", i + 1, specs.len(), s.id, s.what));
@@ -120,10 +122,19 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<i32> {
         }
         rows.extend(run_native(&ctx, &args, s, &mut native_runs));
         rows.extend(run_cpu(&ctx, s, &cpu_programs));
+        write_results(&path, &rows)?;
     }
-
-    let path = write_results(&ctx, &args.out, rows)?;
-    log(&format!("wrote {}", path.display()));
+    let status = |r: &Map<String, Value>| r.get("status").and_then(Value::as_str).unwrap_or_default().to_string();
+    let measured = rows.iter().filter(|r| status(r) == "measured").count();
+    let failed: Vec<String> = rows
+        .iter()
+        .filter(|r| status(r).starts_with("not run: failed"))
+        .map(|r| format!("{} ({})", r["benchmark"].as_str().unwrap_or("?"), r["backend"].as_str().unwrap_or("?")))
+        .collect();
+    log(&format!("wrote {}: {measured} rows measured, {} not run", path.display(), rows.len() - measured));
+    if !failed.is_empty() {
+        log(&format!("failed: {}", failed.join(", ")));
+    }
     render_to(&args.out)
 }
 
@@ -334,11 +345,13 @@ fn run_gpu(ctx: &Context, args: &BenchArgs, gpu: &Gpu, s: &Spec, programs: &Resu
         Ok(d) => d,
         Err(e) => return vec![not_run(ctx, s, b, e)],
     };
-    let ext = if b == "nvidia" { "ptx" } else { "elf" };
-    let code = dir.join(format!("{}-{}.{ext}", s.id, gpu.arch));
-    if !code.exists() {
-        return vec![not_run(ctx, s, b, &format!("no code object {}", code.display()))];
-    }
+    // A cubin (PTX compiled ahead by scripts/gpu-bench.sh) spares the driver's JIT.
+    let exts: &[&str] = if b == "nvidia" { &["cubin", "ptx"] } else { &["elf"] };
+    let name = |ext: &str| dir.join(format!("{}-{}.{ext}", s.id, gpu.arch));
+    let Some(code) = exts.iter().map(|e| name(e)).find(|p| p.exists()) else {
+        return vec![not_run(ctx, s, b, &format!("no code object {}", name(exts[exts.len() - 1]).display()))];
+    };
+    let code_name = code.file_name().unwrap_or_default().to_string_lossy().into_owned();
     let gpurun = |extra: &[String]| {
         let mut c = Command::new(&ctx.exe);
         c.args(["run", "--json", "--device", &gpu.index.to_string(), "--timeout", &args.timeout.to_string()]);
@@ -382,6 +395,7 @@ fn run_gpu(ctx: &Context, args: &BenchArgs, gpu: &Gpu, s: &Spec, programs: &Resu
             }
             stamp(r, ctx, b, &gpu.device, &gpu.driver);
             r.insert("clocks".into(), clocks.clone().into());
+            r.insert("code_object".into(), code_name.clone().into());
         }
         rows.extend(got);
     }
@@ -398,10 +412,13 @@ fn process_start(
 ) -> Vec<Map<String, Value>> {
     const STARTS: usize = 10;
     let mut samples = Vec::new();
-    for _ in 0..STARTS {
+    // One start more, not counted: it fills the driver's PTX JIT cache and the OS's file cache.
+    for i in 0..=STARTS {
         match run(make(), limit) {
             Ok(o) if o.failure(limit).is_none() && o.first_line.is_some() => {
-                samples.push(o.first_line.unwrap_or_default().as_nanos() as u64)
+                if i > 0 {
+                    samples.push(o.first_line.unwrap_or_default().as_nanos() as u64)
+                }
             }
             Ok(o) => {
                 let why = o.failure(limit).unwrap_or_else(|| "it printed nothing".into());
@@ -417,7 +434,7 @@ fn process_start(
     let fields = json!({
         "benchmark": s.id, "variant": "", "unit": "ns", "status": "measured",
         "p50": rank(0.5), "p99": rank(0.99), "max": samples[samples.len() - 1], "samples": samples.len(),
-        "measure": "process start to its first line on stdout, through a pipe",
+        "measure": "process start to its first line on stdout, through a pipe (after one uncounted start)",
     });
     r.extend(fields.as_object().cloned().unwrap_or_default());
     vec![r]
@@ -553,17 +570,36 @@ fn host_programs(args: &BenchArgs) -> Result<PathBuf, String> {
     Ok(target.join("release"))
 }
 
+/// OUT/<date>-<device>-<commit>.json, made unique with -2, -3, ...
+fn result_path(ctx: &Context, out: &Path) -> anyhow::Result<PathBuf> {
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let device = ctx.nvidia.as_ref().or(ctx.amd.as_ref()).map_or("no-gpu".to_string(), |g| slug(&g.name));
+    let mut short: String = ctx.commit.chars().take(8).collect();
+    if ctx.commit.ends_with("-dirty") {
+        short.push_str("-dirty");
+    }
+    let stem = format!("{}-{device}-{}", &ctx.date[..10], slug(&short));
+    let mut path = out.join(format!("{stem}.json"));
+    for n in 2.. {
+        if !path.exists() {
+            break;
+        }
+        path = out.join(format!("{stem}-{n}.json"));
+    }
+    Ok(path)
+}
+
 /// Checks every row, turns an invalid one into a "not run" row that says
-/// what was wrong, and writes OUT/<date>-<device>-<commit>.json.
-fn write_results(ctx: &Context, out: &Path, rows: Vec<Map<String, Value>>) -> anyhow::Result<PathBuf> {
+/// what was wrong, and writes them all to `path`.
+fn write_results(path: &Path, rows: &[Map<String, Value>]) -> anyhow::Result<()> {
     let mut checked = Vec::new();
     for r in rows {
-        let v = Value::Object(r);
+        let v = Value::Object(r.clone());
         match schema::validate_row(&v) {
             Ok(()) => checked.push(v),
             Err(e) => {
                 log(&format!("an invalid row ({e}): {v}"));
-                let mut fixed = v.as_object().cloned().unwrap_or_default();
+                let mut fixed = r.clone();
                 for k in ["p50", "p99", "max", "value"] {
                     fixed.remove(k);
                 }
@@ -581,24 +617,6 @@ fn write_results(ctx: &Context, out: &Path, rows: Vec<Map<String, Value>>) -> an
             }
         }
     }
-    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    let device = ctx.nvidia.as_ref().or(ctx.amd.as_ref()).map_or("no-gpu".to_string(), |g| slug(&g.name));
-    let mut short: String = ctx.commit.chars().take(8).collect();
-    if ctx.commit.ends_with("-dirty") {
-        short.push_str("-dirty");
-    }
-    let stem = format!("{}-{device}-{}", &ctx.date[..10], slug(&short));
-    let mut path = out.join(format!("{stem}.json"));
-    for n in 2.. {
-        if !path.exists() {
-            break;
-        }
-        path = out.join(format!("{stem}-{n}.json"));
-    }
     let text = serde_json::to_string_pretty(&Value::Array(checked))?;
-    if text.len() < 3 {
-        bail!("no rows to write");
-    }
-    std::fs::write(&path, text + "\n").with_context(|| format!("writing {}", path.display()))?;
-    Ok(path)
+    std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))
 }

@@ -86,7 +86,18 @@ impl<'a> Matrix<'a> {
             entries.sort_by(|a, b| (&a.1.date, a.0).cmp(&(&b.1.date, b.0)));
         }
         keys.sort();
-        Matrix { files, keys: keys.into_iter().map(|(_, _, k)| k).collect(), groups }
+        let mut keys: Vec<(String, String)> = keys.into_iter().map(|(_, _, k)| k).collect();
+        // A benchmark's "" line holding only "not run" rows (a backend that
+        // could not run at all) is not shown when it has other variants:
+        // `shown` puts those rows on every variant's line instead.
+        let only_not_run = |b: &str, v: &str| {
+            groups.iter().filter(|((gb, gv, _), _)| gb == b && gv == v).all(|(_, e)| e.iter().all(|(_, r)| !r.measured()))
+        };
+        let has_variants = |b: &str| keys.iter().any(|(kb, kv)| kb == b && !kv.is_empty());
+        let hidden: Vec<bool> = keys.iter().map(|(b, v)| v.is_empty() && has_variants(b) && only_not_run(b, v)).collect();
+        let mut h = hidden.into_iter();
+        keys.retain(|_| !h.next().unwrap_or(false));
+        Matrix { files, keys, groups }
     }
 
     /// Rows of one cell, oldest first.
@@ -175,7 +186,7 @@ pub fn fmt_value(v: f64, unit: &str) -> String {
         return format!("{} {unit}", if a >= 100.0 || v.fract() == 0.0 { format!("{v:.0}") } else { sig3(v) });
     }
     let (d, p) = if a >= 1e9 { (1e9, "G") } else if a >= 1e6 { (1e6, "M") } else { (1e3, "k") };
-    format!("{} {p}{unit}", sig3(v / d))
+    format!("{} {p} {unit}", sig3(v / d))
 }
 
 /// What a cell shows for one row.
@@ -205,8 +216,8 @@ fn cell_with_spread(m: &Matrix, bench: &str, variant: &str, backend: &str) -> St
         let lo = same.iter().copied().fold(f64::INFINITY, f64::min);
         let hi = same.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let show = |x| if latest.latency.is_some() { fmt_ns(x) } else { fmt_value(x, &latest.unit) };
-        let what = if latest.latency.is_some() { "p50" } else { "value" };
-        let _ = write!(s, "<br><sub>{what} {} – {} over {} runs</sub>", show(lo), show(hi), same.len());
+        let what = if latest.latency.is_some() { "p50 " } else { "" };
+        let _ = write!(s, "<br><sub>{} runs: {what}{} – {}</sub>", same.len(), show(lo), show(hi));
     }
     s
 }
@@ -321,7 +332,11 @@ pub fn render_markdown(files: &[RunFile]) -> String {
             let vs_native = nv.and_then(|r| {
                 let (b, exact) = m.baseline(s.id, v)?;
                 let x = ratio(r, b)?;
-                Some(if exact { format!("×{x:.2}") } else { format!("×{x:.2} (vs `{}`)", b.variant) })
+                Some(match (exact, b.variant.as_str()) {
+                    (true, _) => format!("×{x:.2}"),
+                    (false, "") => format!("×{x:.2} (vs native)"),
+                    (false, v) => format!("×{x:.2} (vs `{v}`)"),
+                })
             });
             let vs_cpu = nv.and_then(|r| {
                 let c = m.latest(s.id, v, "cpu").filter(|c| c.measured())?;
@@ -385,8 +400,8 @@ fn notes(m: &Matrix, out: &mut String) {
 fn runs(files: &[RunFile], out: &mut String) {
     out.push_str("\n## Runs\n\n| file | date | device | driver | clocks | commit | rows measured / not run |\n|---|---|---|---|---|---|---|\n");
     for f in files {
-        let gpu = f.rows.iter().find(|r| r.backend == "nvidia" || r.backend == "amd").filter(|r| r.device != "none");
-        let first = gpu.or(f.rows.first());
+        let gpu = f.rows.iter().find(|r| (r.backend == "nvidia" || r.backend == "amd") && r.device != "none");
+        let first = gpu.or_else(|| f.rows.iter().find(|r| r.device != "none")).or(f.rows.first());
         let measured = f.rows.iter().filter(|r| r.measured()).count();
         let (date, device, driver, clocks, commit) = match first {
             Some(r) => (r.date.as_str(), r.device.as_str(), r.driver.as_str(), r.text("clocks").unwrap_or(""), r.commit.as_str()),

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::render::{Matrix, RunFile, fmt_ns};
+use super::render::{Matrix, RunFile};
 
 /// (backend, legend label, colour, marker shape)
 const SERIES: [(&str, &str, &str, Shape); 5] = [
@@ -23,7 +23,7 @@ enum Shape {
     Diamond,
 }
 
-const LABEL_W: f64 = 300.0;
+const LABEL_W: f64 = 360.0;
 const PLOT_W: f64 = 640.0;
 const ROW_H: f64 = 18.0;
 const TOP: f64 = 60.0;
@@ -57,6 +57,13 @@ fn marker(out: &mut String, shape: Shape, x: f64, y: f64, colour: &str) {
     };
 }
 
+/// 1 ns, 10 ns, 100 ns, 1 µs, ... for 10^d ns.
+fn decade(d: i32) -> String {
+    let units = ["ns", "µs", "ms", "s"];
+    let (i, rest) = (d.clamp(0, 9) / 3, d.clamp(0, 9) % 3);
+    format!("{} {}", 10u64.pow(rest as u32 + (d.max(9) - 9) as u32), units[i as usize])
+}
+
 fn xml(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
@@ -77,7 +84,10 @@ pub fn render(files: &[RunFile]) -> String {
             })
             .collect();
         if !points.is_empty() {
-            let label = if variant.is_empty() { bench.clone() } else { format!("{bench} {variant}") };
+            let mut label = if variant.is_empty() { bench.clone() } else { format!("{bench} {variant}") };
+            if label.chars().count() > 56 {
+                label = label.chars().take(55).chain(['…']).collect();
+            }
             lines.push((label, points));
         }
     }
@@ -98,17 +108,19 @@ pub fn render(files: &[RunFile]) -> String {
     let _ = writeln!(out, r#"<text x="10" y="18" font-size="14">Latency, newest run: marker at p50, line to p99 (log scale)</text>"#);
     // Legend.
     let mut lx = 10.0;
-    for (_, label, colour, shape) in SERIES {
+    for (i, (_, label, colour, shape)) in SERIES.into_iter().enumerate() {
+        let none = !lines.iter().any(|(_, p)| p.iter().any(|&(s, ..)| s == i));
         marker(&mut out, shape, lx + 5.0, 36.0, colour);
-        let _ = writeln!(out, r#"<text x="{:.0}" y="40">{}</text>"#, lx + 14.0, xml(label));
-        lx += 150.0;
+        let label = if none { format!("{label}: no data") } else { label.to_string() };
+        let _ = writeln!(out, r#"<text x="{:.0}" y="40">{}</text>"#, lx + 14.0, xml(&label));
+        lx += if none { 190.0 } else { 150.0 };
     }
     // Decade grid.
     let bottom = TOP + ROW_H * lines.len().max(1) as f64;
     for d in d0..=d1 {
         let gx = x(10f64.powi(d));
         let _ = writeln!(out, r##"<line x1="{gx:.1}" y1="{:.1}" x2="{gx:.1}" y2="{bottom:.1}" stroke="#ddd"/>"##, TOP - 8.0);
-        let _ = writeln!(out, r#"<text x="{gx:.1}" y="{:.1}" text-anchor="middle">{}</text>"#, bottom + 16.0, xml(&fmt_ns(10f64.powi(d))));
+        let _ = writeln!(out, r#"<text x="{gx:.1}" y="{:.1}" text-anchor="middle">{}</text>"#, bottom + 16.0, xml(&decade(d)));
     }
     if lines.is_empty() {
         let _ = writeln!(out, r#"<text x="{LABEL_W}" y="{:.0}">no latency results yet</text>"#, TOP + 10.0);
@@ -118,6 +130,8 @@ pub fn render(files: &[RunFile]) -> String {
         let _ = writeln!(out, r#"<text x="{:.0}" y="{:.1}" text-anchor="end">{}</text>"#, LABEL_W - 8.0, y + 4.0, xml(label));
         for &(s, p50, p99) in points {
             let (_, _, colour, shape) = SERIES[s];
+            // A little apart, so equal values of two backends both show.
+            let y = y + (s as f64 - 2.0) * 2.0;
             let _ = writeln!(out, r#"<line x1="{:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{colour}" stroke-width="1.5"/>"#, x(p50), x(p99));
             let _ = writeln!(out, r#"<line x1="{0:.1}" y1="{1:.1}" x2="{0:.1}" y2="{2:.1}" stroke="{colour}"/>"#, x(p99), y - 4.0, y + 4.0);
             marker(&mut out, shape, x(p50), y, colour);

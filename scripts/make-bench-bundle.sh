@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Builds what a GPU machine without a Rust toolchain needs to run the
+# benchmark matrix, in gpu-bundle/bench/ (git-ignored):
+#   gpurun                  the launcher (it runs `gpurun bench`)
+#   <id>-<arch>.ptx.gz      benches/programs built for the GPU, one per benchmark,
+#                           gzipped (PTX is text of a few MB: the bundle must stay small)
+#   cpu/<id>                the same programs built for the host (the CPU column)
+#   native-src/             benches/native, compiled there with nvcc (scripts/gpu-bench.sh)
+#   COMMIT                  the commit the results are tagged with
+# Usage: scripts/make-bench-bundle.sh [ARCH...]   (default: sm_90)
+# Run it after scripts/make-gpu-bundle.sh, which empties gpu-bundle/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+archs=("${@:-sm_90}")
+cargo build --release -p launcher --bin gpurun
+G=target/release/gpurun
+$G setup
+B=gpu-bundle/bench
+rm -rf "$B" && mkdir -p "$B/cpu" "$B/native-src"
+cp "$G" "$B/"
+ids=$(ls benches/programs/src/bin/ | sed -n 's/\.rs$//p')
+for arch in "${archs[@]}"; do
+    for id in $ids; do
+        obj=$($G build benches/programs --arch "$arch" --release --bin "$id" | tail -n 1)
+        gzip -9 -c "$obj" > "$B/$id-$arch.${obj##*.}.gz"
+    done
+done
+# The host build: plain cargo, its own target dir (the GPU build's is per arch).
+cargo build --release --quiet --manifest-path benches/programs/Cargo.toml --target-dir target/bench-host
+for id in $ids; do
+    cp "target/bench-host/release/$id" "$B/cpu/"
+    strip "$B/cpu/$id" 2>/dev/null || true
+done
+cp benches/native/*.cu benches/native/*.cuh "$B/native-src/"
+c=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+if [ "$c" != unknown ] && [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then c="$c-dirty"; fi
+echo "$c" > "$B/COMMIT"
+ls -l "$B" "$B/cpu"
+du -sh "$B"
