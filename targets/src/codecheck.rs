@@ -109,10 +109,39 @@ pub fn inspect_amd(syms: &str, notes: &str, disasm: &str, r: &mut CodeObjectRepo
     let mut name = String::new();
     for line in syms.lines().map(str::trim) {
         if let Some(n) = line.strip_prefix("Name:") {
-            name = n.trim().split(" (").next().unwrap_or_default().to_string();
+            // `Name: foo (12)`; the null symbol prints as `Name:  (0)`.
+            let n = n.trim();
+            name = if n.starts_with('(') { String::new() } else { n.split(" (").next().unwrap_or_default().to_string() };
         } else if line.starts_with("Section: Undefined") && !name.is_empty() && !undefined.contains(&name) {
             undefined.push(name.clone());
         }
     }
     r.undefined = undefined;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn amd_symbols_null_entry_is_not_undefined_but_a_real_one_is() {
+        let syms = "Symbol {\n  Name:  (0)\n  Section: Undefined (0x0)\n}\nSymbol {\n  Name: __gpu_start.kd (13)\n  Section: .rodata\n}\nSymbol {\n  Name: memcmp (40)\n  Section: Undefined (0x0)\n}\n";
+        let notes = "  .wavefront_size: 64\namdhsa.target:   amdgcn-amd-amdhsa--gfx90a\n";
+        let mut r = CodeObjectReport::default();
+        inspect_amd(syms, notes, "  s_sleep 1\n", &mut r);
+        assert!(r.kernel_entry && r.sleeps);
+        assert_eq!(r.undefined, vec!["memcmp".to_string()]);
+        let problems = r.problems(&Arch::parse("gfx90a").unwrap());
+        assert_eq!(problems, vec!["undefined symbols: memcmp".to_string()]);
+    }
+
+    #[test]
+    fn ptx_extern_functions_are_undefined() {
+        let ptx = ".version 7.8\n.target sm_90\n.extern .func (.param .b32 r) memcmp\n.visible .entry __gpu_start(\n\tnanosleep.u32 %r1;\n";
+        let mut r = CodeObjectReport::default();
+        inspect_ptx(ptx, &mut r);
+        assert!(r.kernel_entry && r.sleeps);
+        assert_eq!(r.undefined, vec!["memcmp".to_string()]);
+        assert!(r.problems(&Arch::parse("sm_90").unwrap()).iter().any(|p| p.contains("memcmp")));
+    }
 }
