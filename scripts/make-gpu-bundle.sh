@@ -12,15 +12,15 @@ rm -rf gpu-bundle && mkdir -p gpu-bundle
 cp $G gpu-bundle/
 for arch in "${archs[@]}"; do
     for ex in hello-threads std-coverage; do
-        obj=$($G build examples/$ex --arch "$arch" | tail -n 1)
+        obj=$($G build examples/$ex --arch "$arch" --release | tail -n 1)
         cp "$obj" "gpu-bundle/$ex-$arch.${obj##*.}"
     done
     for bin in all-threads-print panic hang fault exit-code spawn-exhaust spawn-cycles; do
-        obj=$($G build examples/gpu-checks --arch "$arch" --bin "$bin" | tail -n 1)
+        obj=$($G build examples/gpu-checks --arch "$arch" --bin "$bin" --release | tail -n 1)
         cp "$obj" "gpu-bundle/$bin-$arch.${obj##*.}"
     done
 done
 # An AMD code object, to check the launcher refuses it on an NVIDIA device.
-obj=$($G build examples/hello-threads --arch gfx90a | tail -n 1)
+obj=$($G build examples/hello-threads --arch gfx90a --release | tail -n 1)
 cp "$obj" gpu-bundle/hello-threads-gfx90a.elf
 ls -l gpu-bundle
