@@ -54,7 +54,7 @@ fn std_coverage_sm_90() {
     check("std-coverage", "sm_90");
 }
 
-/// The plain cargo command for the built-in target, from the example's folder,
+/// The literal command for the built-in target, from the example's folder,
 /// with its own `.cargo/config.toml` (a debug build: the config makes it
 /// optimize, since amdgcn LTO fails below opt-level 2).
 #[test]
@@ -62,10 +62,10 @@ fn cdylib_literal_cargo_build_for_builtin_amdgcn_target() {
     let paths = toolchain(Path::new(LINKER));
     let dir = paths.repo.join("examples/cdylib-threads");
     let mut cargo = std::process::Command::new("cargo");
-    cargo.args(["build", "-Zbuild-std=std,panic_abort", "--target", "amdgcn-amd-amdhsa"]).current_dir(&dir).env_remove("RUSTC");
+    cargo.args(["build", "-Zbuild-std", "--target", "amdgcn-amd-amdhsa"]).current_dir(&dir).env_remove("RUSTC");
     gpu_targets::compile::clean_env(&mut cargo);
     let status = cargo.status().expect("run cargo");
-    assert!(status.success(), "cargo build -Zbuild-std=std,panic_abort --target amdgcn-amd-amdhsa failed in {}", dir.display());
+    assert!(status.success(), "cargo build -Zbuild-std --target amdgcn-amd-amdhsa failed in {}", dir.display());
     let object = dir.join("target/amdgcn-amd-amdhsa/debug/cdylib_threads.elf");
     let report = codecheck::inspect(&object, gpu_targets::Vendor::Amd, &llvm_bin(&paths)).unwrap();
     eprintln!("cdylib-threads: {} ({} bytes)", object.display(), report.bytes);
