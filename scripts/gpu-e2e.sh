@@ -50,6 +50,8 @@ grep -q "sleeps-forever" "$LOG/hang.err" && grep -q "waits-for-lock" "$LOG/hang.
 run fault 5 run "$(obj fault)"
 grep -q "printed before the fault" "$LOG/fault.out" && ok "output before the fault kept" || bad "output before the fault lost"
 run exit-code 7 run "$(obj exit-code)"
+run maths 0 run "$(obj maths)"
+grep -q "^maths: 17 of 17 correct$" "$LOG/maths.out" && ok "f32/f64 maths correct" || bad "maths results"
 run spawn-exhaust 0 run "$(obj spawn-exhaust)"
 run spawn-cycles 0 run "$(obj spawn-cycles)" -- 100000
 if [ -e "$B/hello-threads-gfx90a.elf" ]; then
