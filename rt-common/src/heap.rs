@@ -5,12 +5,24 @@
 //! of `max(size, align)`. No per-block header: `dealloc` gets the layout back
 //! and recomputes the class.
 //!
-//! - Per-thread stash (fast path, no atomics): one free block per class up
-//!   to 256 B in the caller's slot; flushed to the lists when its thread ends.
-//! - Per-class Treiber free list: head = `tag << 32 | unit`, `unit` the block
-//!   offset in 16-byte units plus 1 (0 = empty); the tag changes on every
-//!   successful CAS, so a stale head never matches (ABA). The link to the
-//!   next block is stored in the free block's first 4 bytes.
+//! - Per-warp cache (fast path, no atomics) for classes up to
+//!   [`CACHED_CLASSES`] (16 B ..= 1 KiB), in the warp's thread-table slot:
+//!   - `own`: blocks this warp freed, a list with a known tail and count;
+//!     once it holds [`cache_limit`] blocks, the next free publishes the
+//!     whole list to the class's shared list with one CAS;
+//!   - `adopted`: a whole shared list taken with one `swap` when `own` and
+//!     `adopted` are both empty.
+//!   The cache belongs to the warp, not the thread: it is kept when a thread
+//!   ends, so the next thread on the warp (spawn reuses the warp it just
+//!   joined) allocates without atomics. Memory in a warp's cache is free
+//!   but usable only by that warp: at most `cache_limit` own blocks per
+//!   class, plus whatever it adopted.
+//! - Per-class shared free list: head = `tag << 32 | unit`, `unit` the block
+//!   offset in 16-byte units plus 1 (0 = empty). The link to the next block
+//!   is stored in the free block's first 4 bytes. Warps push chains and
+//!   take whole lists; callers without a slot (and classes above 1 KiB) pop
+//!   single blocks. The tag changes on every successful CAS, so a stale head
+//!   never matches (ABA).
 //! - Bump pointer for fresh blocks (CAS loop, to align).
 //!
 //! Memory reaches 64 GiB of heap at most (32-bit units of 16 bytes). Out of
@@ -22,7 +34,7 @@ use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use crate::hal::Hal;
 use crate::runtime::Runtime;
-use crate::slot::{STASH_CLASSES, Slot};
+use crate::slot::{CACHED_CLASSES, ClassCache, Slot};
 
 /// Smallest class: 16-byte blocks.
 pub const MIN_CLASS: u32 = 4;
@@ -140,15 +152,39 @@ impl Heap {
         }
     }
 
-    fn push<H: Hal>(&self, k: u32, unit: u32) {
+    /// Empties the shared list of class `k`, returning its first block (the
+    /// rest linked from it), or `None` if it was empty. A CAS, not a swap,
+    /// so the tag still changes and a concurrent `pop` cannot be fooled.
+    fn take_all<H: Hal>(&self, k: u32) -> Option<u32> {
         let list = &self.lists[(k - MIN_CLASS) as usize];
         let mut head = list.load(Relaxed);
         loop {
-            self.link(unit).store(head as u32, Relaxed);
-            // Release: the link (and our last use of the block) before the
-            // head that publishes it.
+            if head as u32 == 0 {
+                return None;
+            }
+            let new = (head >> 32).wrapping_add(1) << 32;
+            match list.compare_exchange_weak(head, new, Relaxed, Relaxed) {
+                Ok(_) => break,
+                Err(h) => head = h,
+            }
+        }
+        // Acquire: the pushers' links (and their last use of the blocks)
+        // happen-before we read and reuse them.
+        H::fence_device_acquire();
+        Some(head as u32)
+    }
+
+    /// Pushes the chain `first ..= last` (linked through the blocks) onto
+    /// the shared list of class `k`.
+    fn push_chain<H: Hal>(&self, k: u32, first: u32, last: u32) {
+        let list = &self.lists[(k - MIN_CLASS) as usize];
+        let mut head = list.load(Relaxed);
+        loop {
+            self.link(last).store(head as u32, Relaxed);
+            // Release: the links (and our last use of the blocks) before the
+            // head that publishes them.
             H::fence_device_release();
-            let new = ((head >> 32).wrapping_add(1) << 32) | unit as u64;
+            let new = ((head >> 32).wrapping_add(1) << 32) | first as u64;
             match list.compare_exchange_weak(head, new, Relaxed, Relaxed) {
                 Ok(_) => return,
                 Err(h) => head = h,
@@ -179,8 +215,10 @@ impl Heap {
 
     /// A block of class `k`, or null.
     fn alloc_class<H: Hal>(&self, me: Option<&Slot>, k: u32) -> *mut u8 {
-        if let Some(s) = me.and_then(|s| stash_take(s, k)) {
-            return self.block(s);
+        if let Some(c) = me.and_then(|s| cache_of(s, k)) {
+            if let Some(unit) = self.cache_take::<H>(c, k) {
+                return self.block(unit);
+            }
         }
         match self.pop::<H>(k).or_else(|| self.bump(k)) {
             Some(unit) => self.block(unit),
@@ -191,14 +229,47 @@ impl Heap {
     /// Returns a block of class `k`.
     fn free_class<H: Hal>(&self, me: Option<&Slot>, k: u32, p: *mut u8) {
         let unit = self.unit_of(p);
-        if me.is_some_and(|s| stash_put(s, k, unit)) {
-            return;
+        match me.and_then(|s| cache_of(s, k)) {
+            Some(c) => self.cache_put::<H>(c, k, unit),
+            None => self.push_chain::<H>(k, unit, unit),
         }
-        self.push::<H>(k, unit);
+    }
+
+    /// A block from the warp's cache of class `k`: its own frees first, then
+    /// its adopted list, then (one `swap`) the whole shared list.
+    fn cache_take<H: Hal>(&self, c: &mut ClassCache, k: u32) -> Option<u32> {
+        if c.own_head != 0 {
+            let unit = c.own_head;
+            c.own_head = self.link(unit).load(Relaxed);
+            c.own_count -= 1;
+            return Some(unit);
+        }
+        if c.adopted == 0 {
+            c.adopted = self.take_all::<H>(k)?;
+        }
+        let unit = c.adopted;
+        c.adopted = self.link(unit).load(Relaxed);
+        Some(unit)
+    }
+
+    /// Puts a freed block in the warp's cache; a full `own` list goes to the
+    /// shared list first, all at once.
+    fn cache_put<H: Hal>(&self, c: &mut ClassCache, k: u32, unit: u32) {
+        if c.own_count >= cache_limit(k) {
+            self.push_chain::<H>(k, c.own_head, c.own_tail);
+            c.own_head = 0;
+            c.own_count = 0;
+        }
+        self.link(unit).store(c.own_head, Relaxed);
+        if c.own_head == 0 {
+            c.own_tail = unit;
+        }
+        c.own_head = unit;
+        c.own_count += 1;
     }
 
     /// `size` bytes aligned to `align`, or null. `me` is the caller's slot
-    /// (for the stash), if the caller runs a thread.
+    /// (for its cache), if the caller runs a thread.
     pub fn alloc<H: Hal>(&self, me: Option<&Slot>, size: usize, align: usize) -> *mut u8 {
         match class_of(size, align) {
             Some(k) => self.alloc_class::<H>(me, k),
@@ -243,20 +314,8 @@ impl Heap {
         q
     }
 
-    /// Moves the slot's stashed blocks to the shared lists (thread end).
-    pub fn flush_stash<H: Hal>(&self, me: &Slot) {
-        // SAFETY: the stash is accessed only by the slot's own warp (us).
-        let stash = unsafe { &mut *me.stash.get() };
-        for (i, unit) in stash.iter_mut().enumerate() {
-            if *unit != 0 {
-                self.push::<H>(i as u32 + MIN_CLASS, *unit);
-                *unit = 0;
-            }
-        }
-    }
-
     /// Bytes currently allocated (bump bytes minus padding, free-list and
-    /// stash bytes). Only meaningful while no warp uses the heap (tests).
+    /// cached bytes). Only meaningful while no warp uses the heap (tests).
     pub fn bytes_in_use(&self, rt: &Runtime) -> u64 {
         let mut free = 0;
         for (i, l) in self.lists.iter().enumerate() {
@@ -267,11 +326,14 @@ impl Heap {
             }
         }
         for w in 0..rt.num_threads() {
-            // SAFETY: quiescent (documented), so no warp writes its stash now.
-            let stash = unsafe { &*rt.slot(w).stash.get() };
-            for (i, &unit) in stash.iter().enumerate() {
-                if unit != 0 {
-                    free += 1u64 << (i as u32 + MIN_CLASS);
+            // SAFETY: quiescent (documented), so no warp writes its cache now.
+            let cache = unsafe { &*rt.slot(w).heap_cache.get() };
+            for (i, c) in cache.iter().enumerate() {
+                for mut unit in [c.own_head, c.adopted] {
+                    while unit != 0 {
+                        free += 1u64 << (i as u32 + MIN_CLASS);
+                        unit = self.link(unit).load(Relaxed);
+                    }
                 }
             }
         }
@@ -285,31 +347,29 @@ impl Default for Heap {
     }
 }
 
+/// Whether class `k` is cached per warp.
 #[inline]
-fn stash_take(me: &Slot, k: u32) -> Option<u32> {
-    let i = (k - MIN_CLASS) as usize;
-    // SAFETY: the stash is accessed only by the slot's own warp (the caller).
-    let stash = unsafe { &mut *me.stash.get() };
-    let unit = *stash.get(i)?;
-    if unit == 0 {
+fn is_cached(k: u32) -> bool {
+    k - MIN_CLASS < CACHED_CLASSES as u32
+}
+
+/// Blocks of class `k` a warp keeps from its own frees before publishing
+/// them: about 4 KiB worth, at least 4.
+#[inline]
+pub fn cache_limit(k: u32) -> u32 {
+    (4096u32 >> k).max(4)
+}
+
+/// The caller's cache of class `k`, if that class is cached.
+#[inline]
+#[allow(clippy::mut_from_ref)]
+fn cache_of(me: &Slot, k: u32) -> Option<&mut ClassCache> {
+    if !is_cached(k) {
         return None;
     }
-    stash[i] = 0;
-    Some(unit)
+    // SAFETY: the cache is accessed only by the slot's own warp (the
+    // caller), one call at a time.
+    Some(unsafe { &mut (*me.heap_cache.get())[(k - MIN_CLASS) as usize] })
 }
 
-#[inline]
-fn stash_put(me: &Slot, k: u32, unit: u32) -> bool {
-    let i = (k - MIN_CLASS) as usize;
-    // SAFETY: as in `stash_take`.
-    let stash = unsafe { &mut *me.stash.get() };
-    match stash.get_mut(i) {
-        Some(s) if *s == 0 => {
-            *s = unit;
-            true
-        }
-        _ => false,
-    }
-}
-
-const _: () = assert!(STASH_CLASSES as u32 + MIN_CLASS <= 12);
+const _: () = assert!(CACHED_CLASSES as u32 + MIN_CLASS <= 12);

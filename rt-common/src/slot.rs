@@ -40,8 +40,21 @@ pub const FIN_DETACHED: u32 = 2;
 pub const NO_JOINER: u32 = u32::MAX;
 /// Bytes of the public name field.
 pub const NAME_BYTES: usize = 48;
-/// Heap size classes with a per-thread one-block stash (16 B ..= 256 B).
-pub const STASH_CLASSES: usize = 5;
+/// Heap size classes cached per warp (16 B ..= 1 KiB).
+pub const CACHED_CLASSES: usize = 7;
+
+/// A warp's cache of one heap size class (see `heap.rs`): block units, 0 =
+/// none. Owner-only.
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(C)]
+pub struct ClassCache {
+    /// Blocks this warp freed: a list from `own_head` to `own_tail`.
+    pub own_head: u32,
+    pub own_tail: u32,
+    pub own_count: u32,
+    /// A shared list this warp took whole.
+    pub adopted: u32,
+}
 
 /// A thread-table slot. `#[repr(C)]`: the first 64 bytes are
 /// [`ThreadSlotPublic`] (checked below).
@@ -75,8 +88,8 @@ pub struct Slot {
     /// The entry's argument.
     pub data: AtomicPtr<u8>,
     // ---- private, owner-only ----
-    /// Per-thread heap stash: one free block offset (+1) per small class.
-    pub stash: UnsafeCell<[u32; STASH_CLASSES]>,
+    /// The warp's heap cache, one per small class; kept across threads.
+    pub heap_cache: UnsafeCell<[ClassCache; CACHED_CLASSES]>,
     /// Where this thread's next `spawn` starts looking: the warp it last
     /// joined (still polling fast, so it wakes soonest), or one past the
     /// warp it last claimed; 0 = one past itself.
@@ -89,7 +102,7 @@ pub struct Slot {
     pub tls: [CoreAtomicPtr<u8>; TLS_KEYS],
 }
 
-// SAFETY: every field shared between warps is atomic; `name` and `stash` are
+// SAFETY: every field shared between warps is atomic; `name` and `heap_cache` are
 // accessed only by the warp owning the slot (the host only reads `name`).
 unsafe impl Sync for Slot {}
 
@@ -109,7 +122,7 @@ impl Slot {
                 exit_claim: AtomicU32::new(0),
                 entry: AtomicUsize::new(0),
                 data: AtomicPtr::new(core::ptr::null_mut()),
-                stash: UnsafeCell::new([0; STASH_CLASSES]),
+                heap_cache: UnsafeCell::new([ClassCache { own_head: 0, own_tail: 0, own_count: 0, adopted: 0 }; CACHED_CLASSES]),
                 spawn_hint: UnsafeCell::new(0),
                 tls_mask: UnsafeCell::new(0),
                 tls: [const { CoreAtomicPtr::new(core::ptr::null_mut()) }; TLS_KEYS],

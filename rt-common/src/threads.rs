@@ -71,8 +71,8 @@ pub unsafe fn spawn<H: Hal>(rt: &Runtime, stack_size: usize, entry: Entry, data:
 /// Frees a slot whose thread is done and whose handle is gone.
 #[inline]
 fn free_slot<H: Hal>(rt: &Runtime, w: u32) {
-    // Acquire then release: the thread's last writes (TLS cleared, stash
-    // flushed) happen-before the next spawner's claim, through us.
+    // Acquire then release: the thread's last writes (TLS cleared)
+    // happen-before the next spawner's claim, through us.
     H::fence_device_acquire();
     H::fence_device_release();
     rt.slot(w).state.store(THREAD_FREE, Relaxed);
@@ -127,7 +127,6 @@ unsafe fn run_thread<H: Hal>(rt: &Runtime, index: u32, me: &Slot) {
     // SAFETY: the spawner's contract: sound to call once, here.
     unsafe { entry(data) };
     rt.tls.run_dtors::<H>(me);
-    rt.heap.flush_stash::<H>(me);
     me.state.store(THREAD_FINISHED, Relaxed);
     // Release: the thread's writes (its result) before DONE, which the
     // joiner acquires; also orders FINISHED before a detacher's FREE.

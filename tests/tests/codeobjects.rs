@@ -37,6 +37,12 @@ fn hello_threads_gfx1100_wave32() {
 #[test]
 fn hello_threads_sm_90() {
     check("hello-threads", "sm_90");
+    // The linker caps the kernel's registers, so more warps are resident.
+    let paths = toolchain(Path::new(LINKER));
+    let ptx = std::fs::read_to_string(build_example(&paths, "hello-threads", "sm_90")).unwrap();
+    let entry = ptx.find(".entry __gpu_start(").expect("kernel entry");
+    let body = entry + ptx[entry..].find('{').unwrap();
+    assert!(ptx[entry..body].contains(".maxnreg 64"), "no register cap on __gpu_start");
 }
 
 #[test]

@@ -49,6 +49,16 @@ impl Outcome {
             .and_then(|s| s.get("error").and_then(Value::as_str).or_else(|| s.get("status").and_then(Value::as_str)))
             .map(str::to_string)
             .or_else(|| self.stderr_tail.iter().rev().find(|l| !l.trim().is_empty() && !l.starts_with('{')).cloned());
+        // A panic's own message says more than "aborted".
+        let tail = &self.stderr_tail;
+        let panic = tail.iter().position(|l| l.contains("panicked at")).map(|i| {
+            let next = tail.get(i + 1).filter(|l| !l.starts_with('{')).map_or("", |l| l.trim());
+            format!("{} {next}", tail[i].trim()).trim_end().to_string()
+        });
+        let reason = match (panic, reason) {
+            (Some(p), Some(r)) => Some(format!("{}: {p}", r.trim())),
+            (p, r) => p.or(r),
+        };
         Some(match reason {
             Some(r) => format!("{code}: {}", r.trim()),
             None => code,
@@ -170,6 +180,9 @@ mod tests {
         let json = r#"echo 'noise' >&2; echo '{"status":"fault","error":"illegal address"}' >&2; exit 5"#;
         let o = run(sh(json), Duration::from_secs(20)).unwrap();
         assert_eq!(o.failure(Duration::from_secs(20)).unwrap(), "exit code 5: illegal address");
+        let panic = r#"echo "thread 'w' (3) panicked at src/x.rs:1:2:" >&2; echo 'no more' >&2; echo '{"status":"aborted"}' >&2; exit 101"#;
+        let o = run(sh(panic), Duration::from_secs(20)).unwrap();
+        assert_eq!(o.failure(Duration::from_secs(20)).unwrap(), "exit code 101: aborted: thread 'w' (3) panicked at src/x.rs:1:2: no more");
     }
 
     #[test]

@@ -151,7 +151,7 @@ fn futex_mutex_all_warps_contend(lanes: u32) {
     });
 }
 
-/// Every warp allocates and frees through the ABI at once (stash and shared
+/// Every warp allocates and frees through the ABI at once (warp caches and shared
 /// lists); everything comes back.
 fn heap_all_warps_at_once(lanes: u32) {
     let n = 16;

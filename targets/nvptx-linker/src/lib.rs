@@ -19,6 +19,13 @@ pub mod ptx_fixup;
 /// executables): the runtime's kernel entry.
 pub const ALWAYS_EXPORTED: &[&str] = &["__gpu_start"];
 
+/// Default cap on the kernel's registers per lane. Uncapped, the runtime's
+/// kernel takes 255 on sm_90, so an H100 holds 8 thread warps per SM; at 64
+/// it holds 32 per SM (4,224 threads) and single-thread code was measured
+/// 3-5 % slower (scripts/gpu-spawn-profile.sh). `--max-registers N` (a
+/// `-C link-arg`) or `GPU_NVPTX_MAX_REGISTERS=N` changes it; 0 = no cap.
+pub const DEFAULT_MAX_REGISTERS: u32 = 64;
+
 /// A parsed linker command line.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct LinkArgs {
@@ -27,6 +34,8 @@ pub struct LinkArgs {
     pub output: Option<PathBuf>,
     pub target_cpu: Option<String>,
     pub opt_level: Option<String>,
+    /// `--max-registers N`: the kernel's register cap (0 = none).
+    pub max_registers: Option<u32>,
     /// Flags we do not use, reported with `GPU_LD_VERBOSE=1`.
     pub ignored: Vec<String>,
 }
@@ -40,6 +49,10 @@ pub fn parse_args(args: &[OsString]) -> Result<LinkArgs, String> {
             "-o" => out.output = Some(PathBuf::from(value("-o")?)),
             "--export-symbol" => out.exports.push(value("--export-symbol")?),
             "--target-cpu" => out.target_cpu = Some(value("--target-cpu")?),
+            a if a.starts_with("--max-registers=") => {
+                let n = &a["--max-registers=".len()..];
+                out.max_registers = Some(n.parse().map_err(|_| format!("--max-registers needs a number, not `{n}`"))?);
+            }
             // Library search paths: every input comes as a full path.
             "-L" => {
                 value("-L")?;
@@ -158,7 +171,18 @@ pub fn link(args: &LinkArgs) -> Result<(), String> {
         &[format!("-mcpu={cpu}").into(), format!("-O{}", opt_level.min("3")).into(), "-o".into(), raw_ptx.clone().into(), optimized.into()],
     )?;
     let ptx = fs::read_to_string(&raw_ptx).map_err(|e| format!("cannot read {}: {e}", raw_ptx.display()))?;
-    let (ptx, _fixed) = ptx_fixup::fix_local_cas(&ptx);
+    let (mut ptx, _fixed) = ptx_fixup::fix_local_cas(&ptx);
+    let regs = match (args.max_registers, std::env::var("GPU_NVPTX_MAX_REGISTERS")) {
+        (Some(n), _) => n,
+        (None, Ok(v)) => v.trim().parse().map_err(|_| format!("GPU_NVPTX_MAX_REGISTERS must be a number, not `{v}`"))?,
+        (None, Err(_)) => DEFAULT_MAX_REGISTERS,
+    };
+    if regs != 0 {
+        // Not every link has the kernel (a cdylib of device functions).
+        if let Some(capped) = ptx_fixup::set_maxnreg(&ptx, "__gpu_start", regs) {
+            ptx = capped;
+        }
+    }
     fs::write(output, ptx).map_err(|e| format!("cannot write {}: {e}", output.display()))?;
     let _ = fs::remove_dir_all(&work);
     Ok(())
@@ -176,7 +200,7 @@ mod tests {
     fn parses_rustc_llbc_command_lines() {
         let a = parse_args(&os(&[
             "--export-symbol", "k", "a.o", "libstd.rlib", "--target", "nvptx64-nvidia-cuda", "--target-cpu", "sm_90",
-            "-L", "/x/raw-dylibs", "-o", "out.ptx", "-O3", "--debug",
+            "-L", "/x/raw-dylibs", "-o", "out.ptx", "-O3", "--debug", "--max-registers=40",
         ]))
         .unwrap();
         assert_eq!(a.exports, vec!["k"]);
@@ -185,6 +209,7 @@ mod tests {
         assert_eq!(a.target_cpu.as_deref(), Some("sm_90"));
         assert_eq!(a.opt_level.as_deref(), Some("3"));
         assert_eq!(a.ignored, vec!["--debug"]);
+        assert_eq!(a.max_registers, Some(40));
     }
 
     #[test]

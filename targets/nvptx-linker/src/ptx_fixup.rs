@@ -47,6 +47,20 @@ fn rewrite_line(line: &str) -> Option<String> {
     ))
 }
 
+/// Caps the registers per lane of kernel `entry` with a `.maxnreg`
+/// directive (between its parameter list and its body), so the driver's JIT
+/// and ptxas both honour it. Returns `None` if the entry is not found.
+pub fn set_maxnreg(ptx: &str, entry: &str, regs: u32) -> Option<String> {
+    let start = ptx.find(&format!(".entry {entry}("))?;
+    // The parameter list ends at the first ')' after the entry's name.
+    let close = start + ptx[start..].find(')')?;
+    let mut out = String::with_capacity(ptx.len() + 16);
+    out.push_str(&ptx[..=close]);
+    out.push_str(&format!("\n.maxnreg {regs}"));
+    out.push_str(&ptx[close + 1..]);
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -60,5 +74,13 @@ mod tests {
         assert!(out.contains("atom.global.cas.b64 %rd1, [%rd2], %rd3, %rd4;"));
         assert!(out.starts_with("\tld.global.b32 %r1, [%rd1];\n"));
         assert!(!out.contains(".local.cas"));
+    }
+
+    #[test]
+    fn maxnreg_goes_between_params_and_body() {
+        let ptx = "// .globl\t__gpu_start\n.visible .entry __gpu_start(\n\t.param .u64 p\n)\n{\n\tret;\n}\n";
+        let out = set_maxnreg(ptx, "__gpu_start", 64).unwrap();
+        assert_eq!(out, "// .globl\t__gpu_start\n.visible .entry __gpu_start(\n\t.param .u64 p\n)\n.maxnreg 64\n{\n\tret;\n}\n");
+        assert!(set_maxnreg(ptx, "other", 64).is_none());
     }
 }

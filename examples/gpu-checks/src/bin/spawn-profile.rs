@@ -7,7 +7,6 @@
 //! A diagnostic, not a benchmark row: `gpurun bench` has the real rows.
 use std::hint::black_box;
 use std::sync::Arc;
-use std::time::Instant;
 
 const N: usize = 2000;
 
@@ -44,7 +43,7 @@ fn time(what: &str, mut f: impl FnMut()) {
 unsafe extern "C" fn noop(_: *mut u8) {}
 
 unsafe extern "C" fn stamp_entry(data: *mut u8) {
-    // SAFETY: `data` points at the spawner's u64, which outlives the join.
+    // SAFETY: `data` points at the spawner's heap u64, which outlives the join.
     unsafe { *data.cast::<u64>() = now() };
 }
 
@@ -73,14 +72,17 @@ fn main() {
     // instruction, and entry-to-join-return.
     let (mut call, mut start, mut back) = (Vec::new(), Vec::new(), Vec::new());
     for i in 0..N + N / 10 {
-        let mut at = 0u64;
+        // On the heap: a GPU thread's stack is private to it.
+        let at = Box::into_raw(Box::new(0u64));
         let t0 = now();
         // SAFETY: `at` outlives the join below.
-        let h = unsafe { __gpu_std_spawn(0, stamp_entry, (&raw mut at).cast()) };
+        let h = unsafe { __gpu_std_spawn(0, stamp_entry, at.cast()) };
         let t1 = now();
         // SAFETY: as above.
         unsafe { __gpu_std_join(h) };
         let t2 = now();
+        // SAFETY: from Box::into_raw above; the thread is joined.
+        let at = *unsafe { Box::from_raw(at) };
         if i >= N / 10 {
             call.push(t1 - t0);
             start.push(at - t0);
