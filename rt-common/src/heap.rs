@@ -7,6 +7,8 @@
 //!
 //! - Per-warp cache (fast path, no atomics) for classes up to
 //!   [`CACHED_CLASSES`] (16 B ..= 1 KiB), in the warp's thread-table slot:
+//!   - `hot`: one block, taken and put without touching the block itself
+//!     (a free followed by an alloc of the class costs two slot accesses);
 //!   - `own`: blocks this warp freed, a list with a known tail and count;
 //!     once it holds [`cache_limit`] blocks, the next free publishes the
 //!     whole list to the class's shared list with one CAS;
@@ -235,9 +237,13 @@ impl Heap {
         }
     }
 
-    /// A block from the warp's cache of class `k`: its own frees first, then
+    /// A block from the warp's cache of class `k`: the hot block, its own
+    /// frees, then
     /// its adopted list, then (one `swap`) the whole shared list.
     fn cache_take<H: Hal>(&self, c: &mut ClassCache, k: u32) -> Option<u32> {
+        if c.hot != 0 {
+            return Some(core::mem::take(&mut c.hot));
+        }
         if c.own_head != 0 {
             let unit = c.own_head;
             c.own_head = self.link(unit).load(Relaxed);
@@ -255,6 +261,10 @@ impl Heap {
     /// Puts a freed block in the warp's cache; a full `own` list goes to the
     /// shared list first, all at once.
     fn cache_put<H: Hal>(&self, c: &mut ClassCache, k: u32, unit: u32) {
+        if c.hot == 0 {
+            c.hot = unit;
+            return;
+        }
         if c.own_count >= cache_limit(k) {
             self.push_chain::<H>(k, c.own_head, c.own_tail);
             c.own_head = 0;
@@ -329,6 +339,9 @@ impl Heap {
             // SAFETY: quiescent (documented), so no warp writes its cache now.
             let cache = unsafe { &*rt.slot(w).heap_cache.get() };
             for (i, c) in cache.iter().enumerate() {
+                if c.hot != 0 {
+                    free += 1u64 << (i as u32 + MIN_CLASS);
+                }
                 for mut unit in [c.own_head, c.adopted] {
                     while unit != 0 {
                         free += 1u64 << (i as u32 + MIN_CLASS);

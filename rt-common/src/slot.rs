@@ -48,6 +48,8 @@ pub const CACHED_CLASSES: usize = 7;
 #[derive(Clone, Copy, Debug, Default)]
 #[repr(C)]
 pub struct ClassCache {
+    /// One block kept apart (no link to follow).
+    pub hot: u32,
     /// Blocks this warp freed: a list from `own_head` to `own_tail`.
     pub own_head: u32,
     pub own_tail: u32,
@@ -122,7 +124,7 @@ impl Slot {
                 exit_claim: AtomicU32::new(0),
                 entry: AtomicUsize::new(0),
                 data: AtomicPtr::new(core::ptr::null_mut()),
-                heap_cache: UnsafeCell::new([ClassCache { own_head: 0, own_tail: 0, own_count: 0, adopted: 0 }; CACHED_CLASSES]),
+                heap_cache: UnsafeCell::new([ClassCache { hot: 0, own_head: 0, own_tail: 0, own_count: 0, adopted: 0 }; CACHED_CLASSES]),
                 spawn_hint: UnsafeCell::new(0),
                 tls_mask: UnsafeCell::new(0),
                 tls: [const { CoreAtomicPtr::new(core::ptr::null_mut()) }; TLS_KEYS],

@@ -49,6 +49,23 @@ impl Outcome {
             .and_then(|s| s.get("error").and_then(Value::as_str).or_else(|| s.get("status").and_then(Value::as_str)))
             .map(str::to_string)
             .or_else(|| self.stderr_tail.iter().rev().find(|l| !l.trim().is_empty() && !l.starts_with('{')).cloned());
+        // A timeout report names the threads still running and where.
+        let threads: Vec<String> = status
+            .as_ref()
+            .and_then(|s| s.get("threads")?.as_array().cloned())
+            .unwrap_or_default()
+            .iter()
+            .take(4)
+            .map(|t| {
+                let name = t.get("name").and_then(Value::as_str).unwrap_or("?");
+                let state = t.get("state").and_then(Value::as_str).unwrap_or("?");
+                format!("{} \"{name}\" {state}", t.get("index").and_then(Value::as_u64).unwrap_or(0))
+            })
+            .collect();
+        let reason = match (reason, threads.is_empty()) {
+            (Some(r), false) => Some(format!("{}; still running: {}", r.trim(), threads.join(", "))),
+            (r, _) => r,
+        };
         // A panic's own message says more than "aborted".
         let tail = &self.stderr_tail;
         let panic = tail.iter().position(|l| l.contains("panicked at")).map(|i| {
@@ -183,6 +200,9 @@ mod tests {
         let panic = r#"echo "thread 'w' (3) panicked at src/x.rs:1:2:" >&2; echo 'no more' >&2; echo '{"status":"aborted"}' >&2; exit 101"#;
         let o = run(sh(panic), Duration::from_secs(20)).unwrap();
         assert_eq!(o.failure(Duration::from_secs(20)).unwrap(), "exit code 101: aborted: thread 'w' (3) panicked at src/x.rs:1:2: no more");
+        let hang = r#"echo '{"status":"timeout","error":"timeout after 5s","threads":[{"index":0,"name":"main","state":"blocked in join","last_line":null}]}' >&2; exit 124"#;
+        let o = run(sh(hang), Duration::from_secs(20)).unwrap();
+        assert_eq!(o.failure(Duration::from_secs(20)).unwrap(), "exit code 124: timeout after 5s; still running: 0 \"main\" blocked in join");
     }
 
     #[test]

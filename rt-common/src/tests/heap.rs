@@ -142,9 +142,10 @@ fn concurrent_alloc_free_from_many_threads() {
     assert_eq!(in_use(&h.0), 0);
 }
 
-/// A warp's cache: its own frees come back first; once `cache_limit` are
-/// kept, the next free publishes them all at once, and another warp with an
-/// empty cache takes the whole published list before touching fresh memory.
+/// A warp's cache: its hot block and own frees come back first; once
+/// `cache_limit` own blocks are kept, the next free publishes them all at
+/// once, and another warp with an empty cache takes the whole published list
+/// before touching fresh memory.
 #[test]
 fn warp_cache_publishes_full_lists_and_adopts_them() {
     use crate::heap::cache_limit;
@@ -152,24 +153,25 @@ fn warp_cache_publishes_full_lists_and_adopts_them() {
     let (h, _b) = heap(1 << 20);
     let (a, b) = (Slot::new(), Slot::new());
     let limit = cache_limit(6) as usize; // 64-byte blocks
-    let blocks: Vec<_> = (0..=limit).map(|_| h.alloc::<H>(Some(&a), 64, 8)).collect();
+    let blocks: Vec<_> = (0..limit + 2).map(|_| h.alloc::<H>(Some(&a), 64, 8)).collect();
     let fresh_end = blocks.iter().map(|&p| p as usize).max().unwrap();
-    for &p in &blocks[..limit] {
+    // blocks[0] becomes A's hot block, the next `limit` fill its own list.
+    for &p in &blocks[..=limit] {
         // SAFETY: from this heap with this layout.
         unsafe { h.dealloc::<H>(Some(&a), p, 64, 8) };
     }
-    // Warp A's own frees come back to it, last freed first.
     let again = h.alloc::<H>(Some(&a), 64, 8);
-    assert_eq!(again, blocks[limit - 1]);
-    // SAFETY: as above; A's list is full again, then one more free publishes it.
+    assert_eq!(again, blocks[0], "the hot block comes back first");
+    // SAFETY: as above. The hot block goes back; then A's own list is full,
+    // so the next free publishes it.
     unsafe {
         h.dealloc::<H>(Some(&a), again, 64, 8);
-        h.dealloc::<H>(Some(&a), blocks[limit], 64, 8);
+        h.dealloc::<H>(Some(&a), blocks[limit + 1], 64, 8);
     }
     // Warp B adopts the published list: `limit` blocks, none fresh.
     let mut taken: Vec<_> = (0..limit).map(|_| h.alloc::<H>(Some(&b), 64, 8) as usize).collect();
     taken.sort_unstable();
-    let mut want: Vec<_> = blocks[..limit].iter().map(|&p| p as usize).collect();
+    let mut want: Vec<_> = blocks[1..=limit].iter().map(|&p| p as usize).collect();
     want.sort_unstable();
     assert_eq!(taken, want);
     // Then B's cache and the shared list are empty: fresh memory.
