@@ -128,14 +128,24 @@ impl RingMem for RawRing {
     unsafe fn fill(&self, i: usize, p: &Packet, payload: &[u8]) {
         debug_assert!(payload.len() <= RING_PAYLOAD_BYTES);
         let s = self.slot(i);
+        // `op`/`thread` and `len`/`flags` are adjacent u32 pairs at 8-byte
+        // aligned offsets: one 8-byte store each halves the PCIe writes.
+        const _: () = assert!(offset_of!(RingSlotHeader, op) % 8 == 0);
+        const _: () = assert!(offset_of!(RingSlotHeader, thread) == offset_of!(RingSlotHeader, op) + 4);
+        const _: () = assert!(offset_of!(RingSlotHeader, len) % 8 == 0);
+        const _: () = assert!(offset_of!(RingSlotHeader, flags) == offset_of!(RingSlotHeader, len) + 4);
         // SAFETY: the caller owns the slot; all offsets are inside it and
         // aligned (slots are 256-byte aligned, the payload 8-byte aligned).
         unsafe {
             let h = s as *mut RingSlotHeader;
-            ptr::write(&raw mut (*h).op, p.op);
-            ptr::write(&raw mut (*h).thread, p.thread);
-            ptr::write(&raw mut (*h).len, payload.len() as u32);
-            ptr::write(&raw mut (*h).flags, p.flags);
+            ptr::write(
+                (&raw mut (*h).op).cast::<u64>(),
+                u32_pair(p.op, p.thread),
+            );
+            ptr::write(
+                (&raw mut (*h).len).cast::<u64>(),
+                u32_pair(payload.len() as u32, p.flags),
+            );
             ptr::write(&raw mut (*h).arg0, p.arg0);
             ptr::write(&raw mut (*h).arg1, p.arg1);
             copy_words(
@@ -144,6 +154,13 @@ impl RingMem for RawRing {
             );
         }
     }
+}
+
+/// The u64 whose memory holds `lo` then `hi` (any endianness).
+#[inline]
+fn u32_pair(lo: u32, hi: u32) -> u64 {
+    let (l, h) = (lo.to_ne_bytes(), hi.to_ne_bytes());
+    u64::from_ne_bytes([l[0], l[1], l[2], l[3], h[0], h[1], h[2], h[3]])
 }
 
 /// Copies `src` to `dst` with aligned 8-byte stores (few, wide writes over

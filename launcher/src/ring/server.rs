@@ -19,31 +19,59 @@ const LAST_LINE_CHARS: usize = 200;
 
 /// Where assembled writes go: the real stdout/stderr, or a test buffer.
 pub trait Sink: Send {
+    /// One whole write (never part of another thread's write).
     fn write(&mut self, fd: u8, bytes: &[u8]);
+    /// Passes on what `write` buffered. The server calls it after each batch
+    /// of packets, so output is never held back while the ring is idle.
+    fn flush(&mut self) {}
 }
 
-/// The process's stdout (fd 1) and stderr (fd 2). A closed stdout (e.g.
-/// `| head`) silently drops further output, as a program killed by SIGPIPE
-/// would print nothing more; the device is still served.
+/// Bytes [`StdSink`] buffers before writing them out mid-batch.
+const SINK_BUFFER: usize = 64 << 10;
+
+/// The process's stdout (fd 1) and stderr (fd 2). Consecutive writes to the
+/// same fd are buffered and passed on in one system call per batch (one
+/// `write(2)` per line was the server's main per-packet cost); a write to the
+/// other fd first passes on the buffer, so the order across stdout and stderr
+/// is kept. A closed stdout (e.g. `| head`) silently drops further output, as
+/// a program killed by SIGPIPE would print nothing more; the device is still
+/// served.
 #[derive(Default)]
 pub struct StdSink {
     stdout_closed: bool,
+    /// Fd of the bytes in `buf`.
+    fd: u8,
+    buf: Vec<u8>,
 }
 
 impl Sink for StdSink {
     fn write(&mut self, fd: u8, bytes: &[u8]) {
-        if fd == 1 {
-            if self.stdout_closed {
-                return;
-            }
-            let mut out = std::io::stdout().lock();
-            if out.write_all(bytes).and_then(|()| out.flush()).is_err() {
-                self.stdout_closed = true;
+        if fd != self.fd {
+            self.flush();
+            self.fd = fd;
+        }
+        self.buf.extend_from_slice(bytes);
+        if self.buf.len() >= SINK_BUFFER {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        if self.buf.is_empty() {
+            return;
+        }
+        if self.fd == 1 {
+            if !self.stdout_closed {
+                let mut out = std::io::stdout().lock();
+                if out.write_all(&self.buf).and_then(|()| out.flush()).is_err() {
+                    self.stdout_closed = true;
+                }
             }
         } else {
             let mut err = std::io::stderr().lock();
-            let _ = err.write_all(bytes).and_then(|()| err.flush());
+            let _ = err.write_all(&self.buf).and_then(|()| err.flush());
         }
+        self.buf.clear();
     }
 }
 
@@ -88,22 +116,64 @@ pub struct Server<'a, S: Sink> {
     ring: RingView<'a>,
     num_threads: u32,
     next: u64,
+    /// Unfinished (`FLAG_MORE`) writes per (thread, fd).
     pending: HashMap<(u32, u8), Vec<u8>>,
+    /// Per thread: its last write that had a non-blank line, or that line
+    /// already extracted (long writes). Turned into `last_lines` at the end,
+    /// so the per-packet path does no string work.
+    last: Vec<Vec<u8>>,
     sink: S,
     report: ServerReport,
 }
 
+/// Packets handled before the sink is flushed even though more are
+/// published (bounds how long output is held back under a steady stream).
+const BATCH: usize = 1024;
+/// Writes at most this long are kept as they are for the last-line report;
+/// longer ones have their last line extracted at once.
+const LAST_WRITE_KEPT: usize = 1024;
+/// How long the server polls without sleeping after its last packet: a busy
+/// ring never waits on a sleep (which lasts ≥ 50 µs with Linux's default
+/// timer slack, whatever is asked).
+const SPIN: Duration = Duration::from_micros(200);
+
 impl<'a, S: Sink> Server<'a, S> {
     pub fn new(ring: RingView<'a>, num_threads: u32, sink: S) -> Self {
-        Server { ring, num_threads, next: 0, pending: HashMap::new(), sink, report: ServerReport::default() }
+        Server {
+            ring,
+            num_threads,
+            next: 0,
+            pending: HashMap::new(),
+            last: Vec::new(),
+            sink,
+            report: ServerReport::default(),
+        }
     }
 
-    /// Handles every packet published in ticket order; returns how many.
+    /// Handles every packet published in ticket order (at most [`BATCH`]),
+    /// freeing each slot as soon as it is copied, then flushes the sink;
+    /// returns how many.
     pub fn drain(&mut self, shared: &Shared) -> Result<usize, RingError> {
+        let r = self.drain_batch(shared);
+        self.sink.flush();
+        r
+    }
+
+    fn drain_batch(&mut self, shared: &Shared) -> Result<usize, RingError> {
         let mut n = 0;
-        while self.ring.state(self.next)? == SlotState::Published {
+        while n < BATCH && self.ring.state(self.next)? == SlotState::Published {
             let ticket = self.next;
             let p = self.ring.read(ticket, self.num_threads)?;
+            // The slot is copied: free it before the (slower) output work.
+            // A reply means "the host has handled all before": flush first.
+            if p.reply {
+                self.sink.flush();
+                self.ring.reply(ticket);
+            } else {
+                self.ring.release(ticket);
+            }
+            self.next += 1;
+            n += 1;
             self.report.packets += 1;
             self.report.last_thread = Some(p.thread);
             match p.op {
@@ -111,6 +181,9 @@ impl<'a, S: Sink> Server<'a, S> {
                 Op::Write { fd } => self.write(p.thread, fd, p.payload(), p.more),
                 Op::Exit { code } | Op::Abort { code } => {
                     if self.report.exit.is_none() {
+                        // Output sent before the exit (a panic message before
+                        // OP_ABORT) is out before anyone learns of the exit.
+                        self.sink.flush();
                         let aborted = matches!(p.op, Op::Abort { .. });
                         self.report.exit = Some(ProgramExit { code, aborted, thread: p.thread });
                         shared.code.store(code, Ordering::Relaxed);
@@ -120,18 +193,17 @@ impl<'a, S: Sink> Server<'a, S> {
                 }
                 Op::ThreadExit { thread } => self.report.exited_threads.push(thread),
             }
-            if p.reply {
-                self.ring.reply(ticket);
-            } else {
-                self.ring.release(ticket);
-            }
-            self.next += 1;
-            n += 1;
         }
         Ok(n)
     }
 
     fn write(&mut self, thread: u32, fd: u8, bytes: &[u8], more: bool) {
+        // Fast path, a whole write in one packet (a `println!` line): no
+        // assembly buffer, no allocation.
+        if !more && (self.pending.is_empty() || !self.pending.contains_key(&(thread, fd))) {
+            self.emit(thread, fd, bytes);
+            return;
+        }
         let buf = self.pending.entry((thread, fd)).or_default();
         buf.extend_from_slice(bytes);
         if more && buf.len() < MAX_ASSEMBLED {
@@ -149,9 +221,31 @@ impl<'a, S: Sink> Server<'a, S> {
             return;
         }
         self.sink.write(fd, bytes);
-        if let Some(line) = last_line(bytes) {
-            self.report.last_lines.insert(thread, line);
+        self.remember(thread, bytes);
+    }
+
+    /// Keeps what [`last_line`] needs of the thread's latest non-blank write.
+    fn remember(&mut self, thread: u32, bytes: &[u8]) {
+        let ascii = bytes.is_ascii();
+        if ascii && bytes.iter().all(u8::is_ascii_whitespace) {
+            return; // no line in it: the previous one stays the last
         }
+        let kept: std::borrow::Cow<[u8]> = if ascii && bytes.len() <= LAST_WRITE_KEPT {
+            bytes.into()
+        } else {
+            // Rare (long or non-ASCII): extract now; `last_line` of the
+            // extracted line is that line again.
+            match last_line(bytes) {
+                Some(line) => line.into_bytes().into(),
+                None => return,
+            }
+        };
+        let t = thread as usize; // < num_threads, checked when decoded
+        if self.last.len() <= t {
+            self.last.resize_with(t + 1, Vec::new);
+        }
+        self.last[t].clear();
+        self.last[t].extend_from_slice(&kept);
     }
 
     /// Writes out unfinished writes (a thread that faulted or was cut off
@@ -162,12 +256,19 @@ impl<'a, S: Sink> Server<'a, S> {
         for ((thread, fd), bytes) in left {
             self.emit(thread, fd, &bytes);
         }
+        self.sink.flush();
+        for (thread, bytes) in self.last.iter().enumerate() {
+            if let Some(line) = last_line(bytes) {
+                self.report.last_lines.insert(thread as u32, line);
+            }
+        }
         self.report
     }
 
     /// Serves until `shared.stop`, then handles what is already published and
-    /// returns. Polls with a backoff: spinning right after activity (host
-    /// calls are latency-bound), sleeping up to 200 µs when idle.
+    /// returns. Polls without sleeping for [`SPIN`] after the last packet
+    /// (host calls are latency-bound, and a steady stream must never wait on
+    /// a sleep), then sleeps 10 µs, doubling up to 200 µs while idle.
     pub fn serve(mut self, shared: &Shared) -> ServerReport {
         let mut last_activity = Instant::now();
         let mut sleep = Duration::from_micros(10);
@@ -176,7 +277,7 @@ impl<'a, S: Sink> Server<'a, S> {
             match self.drain(shared) {
                 Ok(0) if stopping => break,
                 Ok(0) => {
-                    if last_activity.elapsed() < Duration::from_micros(50) {
+                    if last_activity.elapsed() < SPIN {
                         std::hint::spin_loop();
                     } else {
                         std::thread::sleep(sleep);

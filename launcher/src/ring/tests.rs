@@ -355,3 +355,48 @@ fn last_lines() {
     let long = "y".repeat(500);
     assert_eq!(last_line(long.as_bytes()).unwrap().chars().count(), 201);
 }
+
+/// Host-only throughput of the server: `threads` host threads play the device
+/// (the producer above) over the same ring layout, writing `~ln` lines; the
+/// server writes them to the real stdout (`StdSink`). Run with
+/// `cargo test -p launcher --release server_throughput -- --ignored --nocapture > /dev/null`
+/// (or `| cat > /dev/null`, a pipe like `gpurun bench`'s); results go to stderr.
+#[test]
+#[ignore = "a measurement, not a check; writes to stdout"]
+fn server_throughput() {
+    const CAP: u32 = 4096;
+    for threads in [1u32, 4, 8] {
+        let lines_per = 400_000 / threads as usize;
+        let words = setup(CAP);
+        let shared = Shared::default();
+        let start = std::time::Instant::now();
+        let r = std::thread::scope(|sc| {
+            let server = Server::new(RingView::new(&words, CAP).unwrap(), threads, super::server::StdSink::default());
+            let sh = &shared;
+            let handle = sc.spawn(move || server.serve(sh));
+            for th in 0..threads {
+                let w = &words;
+                sc.spawn(move || {
+                    let p = Producer { words: w, cap: u64::from(CAP) };
+                    for i in 0..lines_per {
+                        p.write(th, 1, format!("~ln host {th} {i}\n").as_bytes());
+                    }
+                });
+            }
+            // The producers are joined at the end of the scope; stop after them.
+            while RingView::new(&words, CAP).unwrap().head() < u64::from(threads) * lines_per as u64 {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            shared.stop.store(true, Ordering::Release);
+            handle.join().unwrap()
+        });
+        let secs = start.elapsed().as_secs_f64();
+        assert!(r.error.is_none());
+        assert_eq!(r.packets, u64::from(threads) * lines_per as u64);
+        eprintln!(
+            "server_throughput: {threads} producer threads: {:.0} lines/s ({:.2} µs/line)",
+            r.packets as f64 / secs,
+            secs * 1e6 / r.packets as f64
+        );
+    }
+}

@@ -97,3 +97,43 @@ fn size_classes() {
 fn splitmix_differs() {
     assert_ne!(splitmix64(1), splitmix64(2));
 }
+
+/// `RawRing::fill` stores each header field where `RingSlotHeader` says
+/// (it packs u32 pairs into 8-byte stores).
+#[test]
+fn raw_ring_fill_matches_the_header_layout() {
+    use crate::primitive::AtomicU32;
+    use crate::protocol::*;
+    use crate::ring::{Packet, RawRing, send};
+    use core::mem::offset_of;
+    const CAP: u32 = 2;
+    // 128-byte aligned memory for the ring (from_addr checks the alignment).
+    #[repr(C, align(128))]
+    struct Mem([u64; ring_bytes(CAP) / 8]);
+    let mut mem = std::boxed::Box::new(Mem([0; ring_bytes(CAP) / 8]));
+    mem.0[0] = u64::from(RING_MAGIC) | (u64::from(CAP) << 32);
+    for i in 0..CAP as usize {
+        mem.0[(RING_SLOTS_OFFSET + i * RING_SLOT_BYTES) / 8] = i as u64; // seq = i
+    }
+    let base = mem.0.as_mut_ptr() as u64;
+    // SAFETY: `mem` holds a valid ring header and slots and outlives `ring`.
+    let ring = unsafe { RawRing::from_addr(base) };
+    assert!(ring.is_usable());
+    let p = Packet { op: OP_WRITE, thread: 0xABCD, flags: FLAG_MORE, arg0: 2, arg1: 7 };
+    let wait = AtomicU32::new(0);
+    assert_eq!(send::<Hz100M, _>(&ring, &wait, 0, &p, b"hi there"), 0);
+    // SAFETY: the send above finished; nothing else touches `mem`.
+    let bytes = unsafe { core::slice::from_raw_parts(base as *const u8, ring_bytes(CAP)) };
+    let slot = &bytes[RING_SLOTS_OFFSET..RING_SLOTS_OFFSET + RING_SLOT_BYTES];
+    let u32_at = |o: usize| u32::from_ne_bytes(slot[o..o + 4].try_into().unwrap());
+    let u64_at = |o: usize| u64::from_ne_bytes(slot[o..o + 8].try_into().unwrap());
+    assert_eq!(u64_at(offset_of!(RingSlotHeader, seq)), 1);
+    assert_eq!(u32_at(offset_of!(RingSlotHeader, op)), OP_WRITE);
+    assert_eq!(u32_at(offset_of!(RingSlotHeader, thread)), 0xABCD);
+    assert_eq!(u32_at(offset_of!(RingSlotHeader, len)), 8);
+    assert_eq!(u32_at(offset_of!(RingSlotHeader, flags)), FLAG_MORE);
+    assert_eq!(u64_at(offset_of!(RingSlotHeader, arg0)), 2);
+    assert_eq!(u64_at(offset_of!(RingSlotHeader, arg1)), 7);
+    let payload = core::mem::size_of::<RingSlotHeader>();
+    assert_eq!(&slot[payload..payload + 8], b"hi there");
+}
