@@ -80,6 +80,12 @@ pub unsafe fn run<H: Hal>(rt: &Runtime, f: LaneFn, data: *const u8) {
     // busy running the outer one (and never reach the start barrier).
     leader_only::<H>(rt, "gpu_lanes::for_each_lane");
     let me = rt.my_slot::<H>();
+    // Nested on lane 0, the new command's barriers would pair with the outer
+    // call's barriers on the other lanes (bar.warp.sync does not tell them
+    // apart): refuse it. `lane_fn` is non-zero exactly while a call runs.
+    if me.lane_fn.load(Relaxed) != 0 {
+        nested::<H>(rt);
+    }
     me.lane_fn.store(f as usize, Relaxed);
     me.lane_data.store(data as *mut u8, Relaxed);
     // Only the leader writes the generation: a plain increment.
@@ -93,6 +99,8 @@ pub unsafe fn run<H: Hal>(rt: &Runtime, f: LaneFn, data: *const u8) {
     // Completion: every lane's f has returned (and its writes are ordered
     // before what the leader does next).
     H::sync_lane(full_mask::<H>());
+    // The lanes read lane_fn before the completion barrier: no race.
+    me.lane_fn.store(0, Relaxed);
 }
 
 /// The warp's slot for a non-leader lane at kernel start, or `None` when the
@@ -178,6 +186,22 @@ pub(crate) fn misuse_message(msg: &mut Msg, what: &str, lane: u32) {
 fn lane_misuse<H: Hal>(rt: &Runtime, what: &str, lane: u32) -> ! {
     let mut msg = Msg::new();
     misuse_message(&mut msg, what, lane);
+    abort_with::<H>(rt, &msg)
+}
+
+#[cold]
+#[inline(never)]
+fn nested<H: Hal>(rt: &Runtime) -> ! {
+    let mut msg = Msg::new();
+    let _ = msg.write_str(
+        "gpu runtime: gpu_lanes::for_each_lane called inside for_each_lane: \
+         nested lane-parallel calls are not supported\n",
+    );
+    abort_with::<H>(rt, &msg)
+}
+
+/// Writes `msg` to stderr and aborts the program (exit code 134).
+fn abort_with<H: Hal>(rt: &Runtime, msg: &Msg) -> ! {
     let me = rt.me::<H>();
     if rt.ring().is_usable() {
         // Best effort: lane 0 may be writing through the same thread's

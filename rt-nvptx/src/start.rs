@@ -32,6 +32,13 @@ pub unsafe extern "ptx-kernel" fn __gpu_start(launch: *const LaunchBlock) {
     // SAFETY: `launch` is the kernel's launch block (or null, checked).
     let slot = unsafe { lane_slot::<NvHal>(launch) };
     let seen = slot.map_or(0, |s| s.lane_gen.load(Relaxed));
+    if NvHal::lane_id() == 0
+        && let Some(s) = slot
+    {
+        // No lane command runs yet (a table reused from an earlier launch
+        // may hold a stale one); lanes read it only after the barrier.
+        s.lane_fn.store(0, Relaxed);
+    }
     NvHal::sync_lane(full);
     if NvHal::lane_id() == 0 {
         // SAFETY: once per warp on its leader lane, with the kernel's launch

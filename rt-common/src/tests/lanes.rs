@@ -15,57 +15,65 @@ use crate::lanes::{full_mask, leader_only};
 use crate::protocol::OP_ABORT;
 use crate::start::Msg;
 
-/// Lane 5 of a warp whose lanes run in parallel; everything else is the
-/// CPU harness's (so it runs inside a machine).
-struct Lane5;
-// SAFETY: test-only; delegates to Cpu32 (which upholds the contract) except
-// for the lane identity.
-unsafe impl Hal for Lane5 {
-    const LANES: u32 = 32;
-    const PARALLEL_LANES: u32 = 32;
-    const CLOCK_HZ: u64 = Cpu32::CLOCK_HZ;
-    const WAKES: bool = Cpu32::WAKES;
-    fn lane_id() -> u32 {
-        5
-    }
-    fn lane_mask() -> u64 {
-        1 << 5
-    }
-    fn ballot(p: bool) -> u64 {
-        (p as u64) << 5
-    }
-    fn broadcast_value(v: u32) -> u32 {
-        v
-    }
-    fn sync_lane(_: u64) {}
-    fn thread_index(b: u32) -> u32 {
-        Cpu32::thread_index(b)
-    }
-    fn sleep_ns(ns: u32) {
-        Cpu32::sleep_ns(ns)
-    }
-    fn fixed_frequency_clock() -> u64 {
-        Cpu32::fixed_frequency_clock()
-    }
-    fn fence_device_acquire() {
-        Cpu32::fence_device_acquire()
-    }
-    fn fence_device_release() {
-        Cpu32::fence_device_release()
-    }
-    fn fence_system_acquire() {
-        Cpu32::fence_system_acquire()
-    }
-    fn fence_system_release() {
-        Cpu32::fence_system_release()
-    }
-    fn end_program() -> ! {
-        Cpu32::end_program()
-    }
-    fn wake(i: u32) {
-        Cpu32::wake(i)
-    }
+/// A HAL that claims lanes run in parallel (`PARALLEL_LANES` = 32) and
+/// that the caller is lane `$lane`; everything else is the CPU harness's (so
+/// it runs inside a machine). `sync_lane` returns at once: no other lane
+/// exists, so only the leader's side of the protocol runs.
+macro_rules! test_hal {
+    ($name:ident, $lane:expr) => {
+        struct $name;
+        // SAFETY: test-only; delegates to Cpu32 (which upholds the contract)
+        // except for the lane identity.
+        unsafe impl Hal for $name {
+            const LANES: u32 = 32;
+            const PARALLEL_LANES: u32 = 32;
+            const CLOCK_HZ: u64 = Cpu32::CLOCK_HZ;
+            const WAKES: bool = Cpu32::WAKES;
+            fn lane_id() -> u32 {
+                $lane
+            }
+            fn lane_mask() -> u64 {
+                1 << $lane
+            }
+            fn ballot(p: bool) -> u64 {
+                (p as u64) << $lane
+            }
+            fn broadcast_value(v: u32) -> u32 {
+                v
+            }
+            fn sync_lane(_: u64) {}
+            fn thread_index(b: u32) -> u32 {
+                Cpu32::thread_index(b)
+            }
+            fn sleep_ns(ns: u32) {
+                Cpu32::sleep_ns(ns)
+            }
+            fn fixed_frequency_clock() -> u64 {
+                Cpu32::fixed_frequency_clock()
+            }
+            fn fence_device_acquire() {
+                Cpu32::fence_device_acquire()
+            }
+            fn fence_device_release() {
+                Cpu32::fence_device_release()
+            }
+            fn fence_system_acquire() {
+                Cpu32::fence_system_acquire()
+            }
+            fn fence_system_release() {
+                Cpu32::fence_system_release()
+            }
+            fn end_program() -> ! {
+                Cpu32::end_program()
+            }
+            fn wake(i: u32) {
+                Cpu32::wake(i)
+            }
+        }
+    };
 }
+test_hal!(Lane5, 5);
+test_hal!(Leader32, 0);
 
 unsafe extern "C" fn count_lane(data: *const u8, lane: u32) {
     // SAFETY: `data` is the test's leaked [AtomicU32; 2].
@@ -125,11 +133,41 @@ fn spawn_from_other_lane_aborts(lanes: u32) {
 
 unsafe extern "C" fn noop(_: *mut u8) {}
 
+/// The leader's side of a parallel run: one generation per call, `lane_fn`
+/// cleared after it, and a nested call refused.
+fn leader_protocol_and_nesting(lanes: u32) {
+    run_ok(cfg(2, lanes), || {
+        let c: &'static [AtomicU32; 2] = Box::leak(Box::new([AtomicU32::new(0), AtomicU32::new(0)]));
+        let slot = runtime().my_slot::<Cpu32>();
+        let g0 = slot.lane_gen.load(Relaxed);
+        for _ in 0..2 {
+            // SAFETY: count_lane is sound with this data.
+            unsafe { crate::lanes::run::<Leader32>(runtime(), count_lane, c as *const _ as *const u8) };
+        }
+        assert_eq!(c[0].load(Relaxed), 2, "lane 0's share ran once per call");
+        assert_eq!(slot.lane_gen.load(Relaxed), g0.wrapping_add(2));
+        assert_eq!(slot.lane_fn.load(Relaxed), 0);
+        0
+    });
+    let out = run(cfg(2, lanes), || {
+        unsafe extern "C" fn nest(_: *const u8, _: u32) {
+            // SAFETY: the same function, null data it never reads.
+            unsafe { crate::lanes::run::<Leader32>(runtime(), nest, core::ptr::null()) };
+        }
+        // SAFETY: nest ignores its data.
+        unsafe { crate::lanes::run::<Leader32>(runtime(), nest, core::ptr::null()) };
+        unreachable!()
+    });
+    assert_eq!(out.exit, Some((OP_ABORT, EXIT_ABORT)));
+    assert!(out.output(2).contains("called inside for_each_lane"), "{}", out.output(2));
+}
+
 lanes_test!(
     lanes_run_is_once_per_lane,
     leader_passes_the_check,
     other_lane_aborts_with_a_message,
     spawn_from_other_lane_aborts,
+    leader_protocol_and_nesting,
 );
 
 #[test]
