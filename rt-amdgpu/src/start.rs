@@ -16,6 +16,12 @@ unsafe extern "C" {
 /// wave runs the runtime ([`warp_main`]); the branch masks the other lanes
 /// off (`EXEC`), so they issue nothing until the wave ends.
 ///
+/// Lane-parallel work (`gpu_lanes::for_each_lane`) therefore runs on lane 0
+/// only here (`Hal::PARALLEL_LANES` = 1): a wave's lanes share one program
+/// counter, so lanes masked off by the leader's branch cannot run while it
+/// does. Running the closure on the whole wave (re-enabling `EXEC` around the
+/// call, or whole-wave mode) is future work.
+///
 /// # Safety
 /// Launched by the launcher with a valid launch block, 1-D grid, workgroups
 /// of `block_warps` whole waves.

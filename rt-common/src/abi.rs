@@ -8,6 +8,11 @@
 //! does the work. The prefix `__gpu_std_` is reserved.
 //!
 //! Every function is called by one lane (the thread's leader lane) of a warp.
+//! The exception is the lane function `f` of `__gpu_std_lanes_run`, which
+//! runs on every lane; a lane other than 0 calling a function that uses
+//! per-thread state (alloc family, write, spawn/join/detach, sleep, yield,
+//! futex_wait, tls_get/set, set_thread_name) aborts the program (exit code
+//! 134) with a message on stderr instead of racing with lane 0.
 //!
 //! ```text
 //! // heap (sys::alloc)
@@ -60,6 +65,16 @@
 //! fn __gpu_std_tls_destroy(key: usize);
 //!     // destructors of non-null values run when a thread's entry returns
 //!     // (repeated while any dtor sets a value again, at most 4 rounds)
+//!
+//! // lane-parallel work inside a thread (the gpu-lanes crate; not called by std)
+//! fn __gpu_std_lanes_run(f: unsafe extern "C" fn(*const u8, u32), data: *const u8);
+//!     // runs f(data, lane) once for every lane in 0..__gpu_std_lane_count() of the
+//!     // caller's warp, concurrently where lane_count > 1; returns when all returned.
+//!     // data must be reachable from every lane (heap or static, not the stack).
+//! fn __gpu_std_lane_count() -> u32;      // NVIDIA 32; AMD and the CPU harness 1 (for now)
+//!
+//! // benchmarks
+//! fn __gpu_rt_host_call_nop();           // one OP_NOP host round trip with reply
 //! ```
 
 /// `__gpu_std_write`: the fd is not 1 or 2.

@@ -4,9 +4,15 @@
 //! `extern "C"` symbols once, forwarding here; each vendor crate invokes it.
 //! Every function is called on a thread's leader lane, after warp 0 ran
 //! [`Runtime::init`] (std is only reachable from `main` and its threads).
+//! Those that use per-thread state (heap cache, TLS values, the ring's
+//! per-thread assembly, the slot's wait word) start with
+//! [`leader_only`](crate::lanes::leader_only): a lane of
+//! `gpu_lanes::for_each_lane` calling them aborts the program with a message
+//! instead of racing with lane 0.
 
 use crate::abi::{ERR_BAD_FD, EXIT_ABORT, EXIT_PANIC};
 use crate::hal::Hal;
+use crate::lanes::{self, LaneFn, leader_only};
 use crate::primitive::AtomicU32;
 use crate::protocol::OP_NOP;
 use crate::ring::{self, Packet};
@@ -14,10 +20,63 @@ use crate::runtime::{Runtime, leave_if_exiting};
 use crate::{futex, process, threads, tls};
 
 pub use process::{arg, argc, env, envc, monotonic_ns, random_u64, unix_time_ns};
-pub use threads::{detach, join, sleep as sleep_ns, spawn, yield_now};
+
+/// `__gpu_std_spawn`.
+///
+/// # Safety
+/// As for [`threads::spawn`].
+pub unsafe fn spawn<H: Hal>(
+    rt: &Runtime,
+    stack_size: usize,
+    entry: threads::Entry,
+    data: *mut u8,
+) -> i64 {
+    leader_only::<H>(rt, "spawn");
+    // SAFETY: the caller's contract.
+    unsafe { threads::spawn::<H>(rt, stack_size, entry, data) }
+}
+
+/// `__gpu_std_join`.
+pub fn join<H: Hal>(rt: &Runtime, handle: i64) {
+    leader_only::<H>(rt, "join");
+    threads::join::<H>(rt, handle)
+}
+
+/// `__gpu_std_detach`.
+pub fn detach<H: Hal>(rt: &Runtime, handle: i64) {
+    leader_only::<H>(rt, "detach");
+    threads::detach::<H>(rt, handle)
+}
+
+/// `__gpu_std_sleep_ns`.
+pub fn sleep_ns<H: Hal>(rt: &Runtime, ns: u64) {
+    leader_only::<H>(rt, "thread::sleep");
+    threads::sleep::<H>(rt, ns)
+}
+
+/// `__gpu_std_yield`.
+pub fn yield_now<H: Hal>(rt: &Runtime) {
+    leader_only::<H>(rt, "thread::yield_now");
+    threads::yield_now::<H>(rt)
+}
+
+/// `__gpu_std_lanes_run`: `f(data, lane)` on every lane `0..lane_count()`.
+///
+/// # Safety
+/// As for [`lanes::run`].
+pub unsafe fn lanes_run<H: Hal>(rt: &Runtime, f: LaneFn, data: *const u8) {
+    // SAFETY: the caller's contract.
+    unsafe { lanes::run::<H>(rt, f, data) }
+}
+
+/// `__gpu_std_lane_count`.
+pub fn lane_count<H: Hal>() -> u32 {
+    lanes::lane_count::<H>()
+}
 
 /// `__gpu_std_alloc`.
 pub fn alloc<H: Hal>(rt: &Runtime, size: usize, align: usize) -> *mut u8 {
+    leader_only::<H>(rt, "alloc");
     rt.heap.alloc::<H>(Some(rt.my_slot::<H>()), size, align)
 }
 
@@ -36,6 +95,7 @@ pub fn alloc_zeroed<H: Hal>(rt: &Runtime, size: usize, align: usize) -> *mut u8 
 /// # Safety
 /// `ptr` came from `alloc` with this layout (GlobalAlloc's contract).
 pub unsafe fn dealloc<H: Hal>(rt: &Runtime, ptr: *mut u8, size: usize, align: usize) {
+    leader_only::<H>(rt, "dealloc");
     // SAFETY: the caller's contract.
     unsafe {
         rt.heap
@@ -54,6 +114,7 @@ pub unsafe fn realloc<H: Hal>(
     align: usize,
     new_size: usize,
 ) -> *mut u8 {
+    leader_only::<H>(rt, "realloc");
     // SAFETY: the caller's contract.
     unsafe {
         rt.heap
@@ -67,6 +128,7 @@ pub unsafe fn realloc<H: Hal>(
 /// # Safety
 /// `ptr` is valid for `len` bytes.
 pub unsafe fn write<H: Hal>(rt: &Runtime, fd: u32, ptr: *const u8, len: usize) -> isize {
+    leader_only::<H>(rt, "write");
     if fd != 1 && fd != 2 {
         return ERR_BAD_FD;
     }
@@ -106,6 +168,7 @@ pub fn thread_index<H: Hal>(rt: &Runtime) -> u32 {
 /// # Safety
 /// `ptr` is valid for `len` bytes.
 pub unsafe fn set_thread_name<H: Hal>(rt: &Runtime, ptr: *const u8, len: usize) {
+    leader_only::<H>(rt, "set_thread_name");
     // SAFETY: the caller's contract.
     unsafe { threads::set_name::<H>(rt, ptr, len) }
 }
@@ -125,6 +188,7 @@ pub unsafe fn futex_wait<H: Hal>(
     expected: u32,
     timeout_ns: u64,
 ) -> bool {
+    leader_only::<H>(rt, "futex_wait");
     // SAFETY: the caller's contract; AtomicU32 has u32's layout.
     let word = unsafe { &*(addr as *const AtomicU32) };
     futex::wait::<H>(rt, word, expected, timeout_ns)
@@ -146,11 +210,13 @@ pub fn tls_create(rt: &Runtime, dtor: Option<tls::Dtor>) -> usize {
 
 /// `__gpu_std_tls_get`.
 pub fn tls_get<H: Hal>(rt: &Runtime, key: usize) -> *mut u8 {
+    leader_only::<H>(rt, "thread_local");
     tls::get(rt.my_slot::<H>(), key)
 }
 
 /// `__gpu_std_tls_set`.
 pub fn tls_set<H: Hal>(rt: &Runtime, key: usize, value: *mut u8) {
+    leader_only::<H>(rt, "thread_local");
     tls::set(rt.my_slot::<H>(), key, value)
 }
 
@@ -163,6 +229,7 @@ pub fn tls_destroy(rt: &Runtime, key: usize) {
 /// (for benchmarks; exported as `__gpu_rt_host_call_nop`). Does nothing
 /// without a usable ring.
 pub fn host_call_nop<H: Hal>(rt: &Runtime) {
+    leader_only::<H>(rt, "host_call_nop");
     let me = rt.me::<H>();
     let slot = rt.slot(me);
     leave_if_exiting::<H>(slot);

@@ -153,6 +153,16 @@ macro_rules! define_gpu_std_abi {
             $crate::abi_impl::tls_destroy($rt, key)
         }
 
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn __gpu_std_lanes_run(f: $crate::lanes::LaneFn, data: *const u8) {
+            // SAFETY: see above (gpu-lanes makes f(data, lane) sound on every lane).
+            $with_hal!(H => unsafe { $crate::abi_impl::lanes_run::<H>($rt, f, data) })
+        }
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn __gpu_std_lane_count() -> u32 {
+            $with_hal!(H => $crate::abi_impl::lane_count::<H>())
+        }
+
         /// A host round trip (`OP_NOP` + `FLAG_REPLY`), for benchmarks.
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn __gpu_rt_host_call_nop() {

@@ -16,8 +16,9 @@
 /// A GPU vendor's (or the CPU harness's) primitives.
 ///
 /// Every function is called by the leader lane of a warp (the lane running a
-/// thread), except `lane_id`, `lane_mask`, `ballot`, `broadcast_value` and
-/// `sync_lane`, which the kernel entry calls on every lane.
+/// thread), except `lane_id`, `lane_mask`, `ballot`, `broadcast_value`,
+/// `sync_lane` and `thread_index`, which the kernel entry and the lane loop
+/// ([`crate::lanes`]) call on every lane.
 ///
 /// # Safety
 /// The runtime relies on these facts, which implementations must uphold:
@@ -28,6 +29,13 @@
 pub unsafe trait Hal: 'static {
     /// Lanes per warp (wavefront), a compile-time property of the target.
     const LANES: u32;
+    /// Lanes that run lane-parallel work ([`crate::lanes`]) concurrently:
+    /// `LANES` where the non-leader lanes can be woken while the leader runs
+    /// a thread (NVIDIA: they wait at `bar.warp.sync`), 1 where they cannot
+    /// (AMD: masked off by EXEC under the leader's branch; the CPU harness).
+    /// Where it is > 1, the kernel entry must run [`crate::lanes::lane_loop`]
+    /// on the non-leader lanes and `sync_lane` must be a real warp barrier.
+    const PARALLEL_LANES: u32 = 1;
     /// Ticks per second of [`Hal::fixed_frequency_clock`].
     const CLOCK_HZ: u64;
     /// Whether [`Hal::wake`] does anything (then finishing threads look up

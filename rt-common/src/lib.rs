@@ -17,6 +17,7 @@
 //! | [`ring`] | host-call ring client (device side) |
 //! | [`process`] | exit/abort, args/env, time, random |
 //! | [`start`] | what each warp does at kernel start |
+//! | [`lanes`] | lane-parallel work inside a thread (`gpu_lanes::for_each_lane`) |
 //! | [`abi_impl`], [`define_gpu_std_abi!`] | the `__gpu_std_*` functions |
 //! | `cpu` (feature `cpu`) | `CpuHal` + a host harness running all of it on OS threads |
 //!
@@ -39,6 +40,7 @@ pub mod backoff;
 pub mod futex;
 pub mod hal;
 pub mod heap;
+pub mod lanes;
 mod primitive;
 pub mod process;
 pub mod ring;

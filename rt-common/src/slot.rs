@@ -89,6 +89,15 @@ pub struct Slot {
     pub entry: AtomicUsize,
     /// The entry's argument.
     pub data: AtomicPtr<u8>,
+    // ---- lane commands (crate::lanes): written by the leader lane, read by
+    // the warp's other lanes after a warp barrier ----
+    /// Bumped by the leader for each `lanes::run`; a lane that passes the
+    /// start barrier with the generation it last saw returns (leader ended).
+    pub lane_gen: AtomicU32,
+    /// The lane function (`lanes::LaneFn` as an address).
+    pub lane_fn: AtomicUsize,
+    /// Its argument.
+    pub lane_data: AtomicPtr<u8>,
     // ---- private, owner-only ----
     /// The warp's heap cache, one per small class; kept across threads.
     pub heap_cache: UnsafeCell<[ClassCache; CACHED_CLASSES]>,
@@ -124,6 +133,9 @@ impl Slot {
                 exit_claim: AtomicU32::new(0),
                 entry: AtomicUsize::new(0),
                 data: AtomicPtr::new(core::ptr::null_mut()),
+                lane_gen: AtomicU32::new(0),
+                lane_fn: AtomicUsize::new(0),
+                lane_data: AtomicPtr::new(core::ptr::null_mut()),
                 heap_cache: UnsafeCell::new([ClassCache { hot: 0, own_head: 0, own_tail: 0, own_count: 0, adopted: 0 }; CACHED_CLASSES]),
                 spawn_hint: UnsafeCell::new(0),
                 tls_mask: UnsafeCell::new(0),

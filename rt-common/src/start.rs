@@ -62,6 +62,12 @@ pub unsafe fn warp_main<H: Hal>(
     }
 }
 
+/// Whether `warp_main` accepts this launch block (the lanes' side of the
+/// same decision, see [`crate::lanes::lane_slot`]).
+pub(crate) fn launch_ok<H: Hal>(lb: &LaunchBlock) -> bool {
+    check::<H>(lb, &mut Msg::new())
+}
+
 /// Checks the launch block against this code object; explains a mismatch
 /// as one stderr line in `msg`.
 fn check<H: Hal>(lb: &LaunchBlock, msg: &mut Msg) -> bool {
@@ -123,19 +129,19 @@ unsafe fn report_and_abort<H: Hal>(lb: &LaunchBlock, msg: &Msg) {
 }
 
 /// A fixed-size message buffer (no allocator yet); truncates when full.
-struct Msg {
+pub(crate) struct Msg {
     buf: [u8; 256],
     len: usize,
 }
 
 impl Msg {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Msg {
             buf: [0; 256],
             len: 0,
         }
     }
-    fn as_bytes(&self) -> &[u8] {
+    pub(crate) fn as_bytes(&self) -> &[u8] {
         &self.buf[..self.len]
     }
 }

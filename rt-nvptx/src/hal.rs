@@ -13,6 +13,8 @@ pub struct NvHal;
 // a device-wide ns timer; `exit` ends the thread for good.
 unsafe impl Hal for NvHal {
     const LANES: u32 = 32;
+    /// The other 31 lanes run `lanes::lane_loop` (see `start.rs`).
+    const PARALLEL_LANES: u32 = 32;
     const CLOCK_HZ: u64 = 1_000_000_000;
     const WAKES: bool = false;
 

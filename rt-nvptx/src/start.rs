@@ -1,5 +1,7 @@
 //! The kernel entry: every lane of every warp starts here.
 
+use rt_common::lanes::{full_mask, lane_loop, lane_slot};
+use core::sync::atomic::Ordering::Relaxed;
 use rt_common::protocol::LaunchBlock;
 use rt_common::{Hal, start::warp_main};
 
@@ -13,19 +15,41 @@ unsafe extern "C" {
 }
 
 /// The kernel the launcher starts (`protocol::KERNEL_ENTRY`). Lane 0 of each
-/// warp runs the runtime ([`warp_main`]); the other lanes wait at a warp
-/// barrier, issuing nothing, until lane 0 returns or exits.
+/// warp runs the runtime ([`warp_main`]); the other lanes run the lane loop
+/// (`rt_common::lanes`): they wait at a warp barrier, issuing nothing, and
+/// run `gpu_lanes::for_each_lane` work when lane 0 hands them some, until
+/// lane 0 returns or exits.
 ///
 /// # Safety
 /// Launched by the launcher with a valid launch block, 1-D grid, blocks of
 /// whole warps.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn __gpu_start(launch: *const LaunchBlock) {
-    let lanes = NvHal::lane_mask();
+    let full = full_mask::<NvHal>();
+    // Every lane (leader included) takes the same decision on the launch
+    // block and reads the lane-command generation *before* the barrier
+    // below: the leader issues no command before it, so no lane can miss one.
+    // SAFETY: `launch` is the kernel's launch block (or null, checked).
+    let slot = unsafe { lane_slot::<NvHal>(launch) };
+    let seen = slot.map_or(0, |s| s.lane_gen.load(Relaxed));
+    if NvHal::lane_id() == 0
+        && let Some(s) = slot
+    {
+        // No lane command runs yet (a table reused from an earlier launch
+        // may hold a stale one); lanes read it only after the barrier.
+        s.lane_fn.store(0, Relaxed);
+    }
+    NvHal::sync_lane(full);
     if NvHal::lane_id() == 0 {
         // SAFETY: once per warp on its leader lane, with the kernel's launch
         // block and the program's runtime; `main` is the program's C main.
         unsafe { warp_main::<NvHal>(&RUNTIME, launch, || main(0, core::ptr::null())) };
+        // Releases the lanes waiting at their start barrier with the
+        // generation unchanged: they return.
+        NvHal::sync_lane(full);
+    } else if let Some(slot) = slot {
+        // SAFETY: a non-leader lane of a warp whose leader runs warp_main on
+        // this slot, after the common barrier above; NvHal runs 32 lanes.
+        unsafe { lane_loop::<NvHal>(slot, seen) };
     }
-    NvHal::sync_lane(lanes);
 }

@@ -209,9 +209,7 @@ pub const SPECS: [Spec; 17] = [
         goal: "≤ 4 µs p50, ≤ 10 µs p99",
         checks: &[("", P50AtMost(4000.0)), ("", P99AtMost(10000.0))],
         native: None,
-        how: How::NotYet(
-            "no std API makes a no-op host call yet (the ring has OP_NOP + FLAG_REPLY; a program needs an entry point to it)",
-        ),
+        how: How::Program,
     },
     Spec {
         id: "cold_start",

@@ -1,6 +1,7 @@
 //! Host tests: every primitive on the CPU harness, with 32- and 64-lane warps.
 
 mod heap;
+mod lanes;
 mod machine;
 mod stress;
 mod units;

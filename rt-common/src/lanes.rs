@@ -1,0 +1,213 @@
+//! Lane-parallel work inside a thread (`__gpu_std_lanes_run`, used by the
+//! `gpu-lanes` crate's `for_each_lane`).
+//!
+//! A std thread runs on its warp's leader lane (lane 0). Where the HAL can
+//! run the other lanes ([`Hal::PARALLEL_LANES`] > 1: NVIDIA), they do not
+//! just wait at the kernel's final warp barrier: they run [`lane_loop`],
+//! parked at `bar.warp.sync` (issuing nothing) until the leader hands them
+//! a command through three words of the warp's [`Slot`]:
+//!
+//! ```text
+//! leader (run)                          lanes 1.. (lane_loop)
+//!   lane_fn, lane_data = f, data          sync_lane(full)  ◀── start
+//!   lane_gen += 1                         gen == seen? → return (leader ended)
+//!   sync_lane(full)  ── start ──▶         seen = gen; f(data, lane)
+//!   f(data, 0)                            sync_lane(full)  ◀── completion
+//!   sync_lane(full)  ── completion ──▶    (loop)
+//! ```
+//!
+//! When the leader's `warp_main` returns, its final `sync_lane` in the
+//! kernel entry releases the lanes with an unchanged generation, so they
+//! return; when the leader ends the warp (`exit`), exited threads count as
+//! arrived at `bar.warp.sync`, so the same happens. The generation (not a
+//! "run" flag) is what makes a stale command from an earlier run harmless.
+//!
+//! Memory ordering: `bar.warp.sync` orders memory among the threads taking
+//! part in it (PTX ISA, "bar.warp.sync": it guarantees memory ordering among
+//! participating threads), so the relaxed stores before the start barrier
+//! are visible to the lanes' relaxed loads after it, and everything `f`
+//! wrote on any lane is visible to the leader after the completion barrier.
+//!
+//! Elsewhere ([`Hal::PARALLEL_LANES`] = 1: AMD, the CPU harness) the other
+//! lanes cannot run while the leader runs: on AMD a wavefront's lanes share
+//! one program counter and the leader's branch has masked them off (EXEC);
+//! a whole-wave implementation (re-enabling EXEC for the call, or WWM) is
+//! future work. There `run` calls `f(data, 0)` on the leader and the lane
+//! count is 1, which keeps the one contract: `f` runs once for every lane
+//! index in `0..lane_count()`.
+
+use core::fmt::Write;
+
+use crate::abi::EXIT_ABORT;
+use crate::hal::Hal;
+use crate::primitive::{AtomicU32, Ordering::Relaxed};
+use crate::process;
+use crate::ring;
+use crate::runtime::{MAX_WAIT_SLEEP_NS, Runtime};
+use crate::slot::Slot;
+use crate::start::Msg;
+
+/// A lane function: `f(data, lane)`.
+pub type LaneFn = unsafe extern "C" fn(*const u8, u32);
+
+/// Mask of every lane of an `H` warp.
+#[inline(always)]
+pub fn full_mask<H: Hal>() -> u64 {
+    u64::MAX >> (64 - H::LANES)
+}
+
+/// `__gpu_std_lane_count`: how many lanes [`run`] runs `f` on.
+#[inline]
+pub fn lane_count<H: Hal>() -> u32 {
+    H::PARALLEL_LANES
+}
+
+/// `__gpu_std_lanes_run`: runs `f(data, lane)` for every lane
+/// `0..lane_count()` of the caller's warp (concurrently where the HAL can),
+/// returning when all have returned.
+///
+/// # Safety
+/// Called on a thread's leader lane; `f(data, lane)` must be sound to call
+/// concurrently on every lane (`data` reachable from all of them: heap or
+/// static memory, not the caller's stack).
+pub unsafe fn run<H: Hal>(rt: &Runtime, f: LaneFn, data: *const u8) {
+    if H::PARALLEL_LANES <= 1 {
+        // SAFETY: the caller's contract (lane 0 only).
+        unsafe { f(data, 0) };
+        return;
+    }
+    // A lane calling for_each_lane would hand a command to lanes that are
+    // busy running the outer one (and never reach the start barrier).
+    leader_only::<H>(rt, "gpu_lanes::for_each_lane");
+    let me = rt.my_slot::<H>();
+    // Nested on lane 0, the new command's barriers would pair with the outer
+    // call's barriers on the other lanes (bar.warp.sync does not tell them
+    // apart): refuse it. `lane_fn` is non-zero exactly while a call runs.
+    if me.lane_fn.load(Relaxed) != 0 {
+        nested::<H>(rt);
+    }
+    me.lane_fn.store(f as usize, Relaxed);
+    me.lane_data.store(data as *mut u8, Relaxed);
+    // Only the leader writes the generation: a plain increment.
+    me.lane_gen
+        .store(me.lane_gen.load(Relaxed).wrapping_add(1), Relaxed);
+    // Start: the lanes wait here in `lane_loop`; bar.warp.sync orders the
+    // stores above before their loads.
+    H::sync_lane(full_mask::<H>());
+    // SAFETY: the caller's contract.
+    unsafe { f(data, 0) };
+    // Completion: every lane's f has returned (and its writes are ordered
+    // before what the leader does next).
+    H::sync_lane(full_mask::<H>());
+    // The lanes read lane_fn before the completion barrier: no race.
+    me.lane_fn.store(0, Relaxed);
+}
+
+/// The warp's slot for a non-leader lane at kernel start, or `None` when the
+/// warp's leader will not run a thread (the same checks as
+/// [`warp_main`](crate::start::warp_main): null or mismatched launch block,
+/// index past the thread table): then the lane must simply return.
+///
+/// # Safety
+/// `launch` is null or the kernel's launch block, valid for the program.
+pub unsafe fn lane_slot<'a, H: Hal>(launch: *const crate::protocol::LaunchBlock) -> Option<&'a Slot> {
+    if launch.is_null() {
+        return None;
+    }
+    // SAFETY: the caller's contract.
+    let lb = unsafe { &*launch };
+    let index = H::thread_index(lb.block_warps.max(1));
+    if !crate::start::launch_ok::<H>(lb) || index >= lb.num_threads {
+        return None;
+    }
+    // SAFETY: checked above: a thread table with `index` in it.
+    Some(unsafe { crate::runtime::slot_at(lb.threads, index) })
+}
+
+/// What a non-leader lane does for the warp's whole life: waits at the warp
+/// barrier for the leader's commands and runs them; returns when the leader
+/// has ended (a barrier passed with the generation unchanged). `seen` is the
+/// generation every lane (leader included) read before the kernel entry's
+/// first barrier, so no command can have been issued before it was read.
+///
+/// # Safety
+/// Called on every non-leader lane of a warp whose leader runs
+/// [`warp_main`](crate::start::warp_main) with the same slot, after that
+/// common barrier; only when `H::PARALLEL_LANES > 1`.
+pub unsafe fn lane_loop<H: Hal>(slot: &Slot, mut seen: u32) {
+    let lane = H::lane_id();
+    loop {
+        // Start (or the leader's final barrier / exit).
+        H::sync_lane(full_mask::<H>());
+        let generation = slot.lane_gen.load(Relaxed);
+        if generation == seen {
+            return;
+        }
+        seen = generation;
+        let f = slot.lane_fn.load(Relaxed);
+        let data = slot.lane_data.load(Relaxed);
+        // SAFETY: the leader stored a `LaneFn` (as an address) and its data
+        // before the start barrier; `run`'s caller made f(data, lane) sound
+        // on every lane.
+        unsafe {
+            let f: LaneFn = core::mem::transmute::<usize, LaneFn>(f);
+            f(data, lane);
+        }
+        // Completion.
+        H::sync_lane(full_mask::<H>());
+    }
+}
+
+/// Aborts the program (exit code 134, a message on stderr) if a non-leader
+/// lane calls a runtime function that uses per-thread state (heap cache,
+/// TLS, ring assembly, the slot's wait word): run concurrently with lane 0
+/// it would race. Free where lanes never run (`PARALLEL_LANES` = 1).
+#[inline(always)]
+pub fn leader_only<H: Hal>(rt: &Runtime, what: &str) {
+    if H::PARALLEL_LANES > 1 {
+        let lane = H::lane_id();
+        if lane != 0 {
+            lane_misuse::<H>(rt, what, lane);
+        }
+    }
+}
+
+/// The message [`leader_only`] prints.
+pub(crate) fn misuse_message(msg: &mut Msg, what: &str, lane: u32) {
+    let _ = write!(
+        msg,
+        "gpu runtime: `{what}` called from lane {lane} inside gpu_lanes::for_each_lane: \
+         only lane 0 (the thread itself) may call into std there\n"
+    );
+}
+
+#[cold]
+#[inline(never)]
+fn lane_misuse<H: Hal>(rt: &Runtime, what: &str, lane: u32) -> ! {
+    let mut msg = Msg::new();
+    misuse_message(&mut msg, what, lane);
+    abort_with::<H>(rt, &msg)
+}
+
+#[cold]
+#[inline(never)]
+fn nested<H: Hal>(rt: &Runtime) -> ! {
+    let mut msg = Msg::new();
+    let _ = msg.write_str(
+        "gpu runtime: gpu_lanes::for_each_lane called inside for_each_lane: \
+         nested lane-parallel calls are not supported\n",
+    );
+    abort_with::<H>(rt, &msg)
+}
+
+/// Writes `msg` to stderr and aborts the program (exit code 134).
+fn abort_with<H: Hal>(rt: &Runtime, msg: &Msg) -> ! {
+    let me = rt.me::<H>();
+    if rt.ring().is_usable() {
+        // Best effort: lane 0 may be writing through the same thread's
+        // packets; a wait word of our own keeps the slot's untouched.
+        let wait = AtomicU32::new(0);
+        ring::write::<H, _>(rt.ring(), &wait, MAX_WAIT_SLEEP_NS, me, 2, msg.as_bytes());
+    }
+    process::abort::<H>(rt, EXIT_ABORT)
+}
