@@ -34,7 +34,11 @@ run devices 0 devices
 run hello 0 run "$B/hello-threads-$ARCH.ptx"
 run hello-cubin 0 run "$(obj hello-threads)"
 grep -qx "sum: 499500, factorial: 121645100408832000" "$LOG/hello.out" && ok "seed demo output" || bad "seed demo output"
-run std-coverage 0 run "$(obj std-coverage)"
+if [ -z "${SKIP_STD_COVERAGE:-}" ]; then
+    run std-coverage 0 run "$(obj std-coverage)"
+else
+    echo "== std-coverage: skipped (SKIP_STD_COVERAGE is set)"
+fi
 run all-threads-print 0 run "$(obj all-threads-print)"
 threads=$(sed -n 's/^all-threads-print: \([0-9]*\) threads.*/\1/p' "$LOG/all-threads-print.out")
 lines=$(grep -c '^thread [0-9]* line [0-9]*$' "$LOG/all-threads-print.out")
@@ -54,6 +58,13 @@ run maths 0 run "$(obj maths)"
 grep -q "^maths: 17 of 17 correct$" "$LOG/maths.out" && ok "f32/f64 maths correct" || bad "maths results"
 run spawn-exhaust 0 run "$(obj spawn-exhaust)"
 run spawn-cycles 0 run "$(obj spawn-cycles)" -- 100000
+run spawn-cycles-1m 0 run "$(obj spawn-cycles)" -- 1000000
+for bin in lanes lanes-misuse; do [ -e "$B/$bin-$ARCH.ptx" ] || continue
+    case $bin in lanes) want=0;; *) want=134;; esac
+    run $bin $want run "$(obj $bin)"
+done
+[ -e "$LOG/lanes.out" ] && { grep -q "^lanes: ok" "$LOG/lanes.out" && ok "every lane ran once per call" || bad "lanes output"; }
+[ -e "$LOG/lanes-misuse.err" ] && { grep -q "called from lane" "$LOG/lanes-misuse.err" && ok "std call from a lane refused" || bad "lanes-misuse message"; }
 if [ -e "$B/hello-threads-gfx90a.elf" ]; then
     run wrong-vendor 4 run "$B/hello-threads-gfx90a.elf"
 fi

@@ -15,11 +15,15 @@ for arch in "${archs[@]}"; do
         obj=$($G build examples/$ex --arch "$arch" --release | tail -n 1)
         cp "$obj" "gpu-bundle/$ex-$arch.${obj##*.}"
     done
-    for bin in all-threads-print panic hang fault exit-code spawn-exhaust spawn-cycles maths; do
+    for bin in all-threads-print panic hang fault exit-code spawn-exhaust spawn-cycles maths lanes lanes-misuse; do
         obj=$($G build examples/gpu-checks --arch "$arch" --bin "$bin" --release | tail -n 1)
         cp "$obj" "gpu-bundle/$bin-$arch.${obj##*.}"
     done
 done
+# The spawn profile (scripts/gpu-spawn-profile.sh).
+mkdir -p gpu-bundle/profile
+obj=$($G build examples/gpu-checks --arch "${archs[0]}" --bin spawn-profile --release | tail -n 1)
+cp "$obj" gpu-bundle/profile/
 # An AMD code object, to check the launcher refuses it on an NVIDIA device.
 obj=$($G build examples/hello-threads --arch gfx90a --release | tail -n 1)
 cp "$obj" gpu-bundle/hello-threads-gfx90a.elf
