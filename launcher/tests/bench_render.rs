@@ -124,3 +124,19 @@ fn bench_usage() {
         assert!(help.contains(opt), "bench --help lacks {opt}");
     }
 }
+
+/// The committed results (real runs, `bench-results/*.json`) pass the schema
+/// check, and the committed table is what the renderer makes of them (so
+/// the table was regenerated after the last result was added).
+#[test]
+fn committed_results_match_the_schema_and_the_committed_table() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench-results");
+    let runs = render::load_dir(&dir).expect("the committed results are valid");
+    if runs.is_empty() {
+        eprintln!("no committed results in {}: nothing to check", dir.display());
+        return;
+    }
+    let md = std::fs::read_to_string(dir.join("README.md")).expect("bench-results/README.md is committed with the results");
+    assert_eq!(md, render::render_markdown(&runs), "bench-results/README.md is stale: run `gpurun bench --render-only`");
+    assert!(std::fs::read_to_string(dir.join("latency.svg")).unwrap().starts_with("<svg"));
+}
