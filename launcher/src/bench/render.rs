@@ -82,8 +82,11 @@ impl<'a> Matrix<'a> {
                 groups.entry((key.0, key.1, row.backend.clone())).or_default().push((f, row));
             }
         }
+        // Runs on the goals' device (BENCH.md's goals are for the H100) sort
+        // after the others, so "newest" means the newest run there, and a
+        // cell's ratio and verdict come from one H100 run.
         for entries in groups.values_mut() {
-            entries.sort_by(|a, b| (&a.1.date, a.0).cmp(&(&b.1.date, b.0)));
+            entries.sort_by(|a, b| (goal_device(&a.1.device), &a.1.date, a.0).cmp(&(goal_device(&b.1.device), &b.1.date, b.0)));
         }
         keys.sort();
         let mut keys: Vec<(String, String)> = keys.into_iter().map(|(_, _, k)| k).collect();
@@ -202,7 +205,13 @@ pub fn cell(r: &Row) -> String {
     s
 }
 
-/// A cell with the spread over earlier runs on the same device, if any.
+/// Whether `device` is the one BENCH.md's goals are for.
+fn goal_device(device: &str) -> bool {
+    device.contains("H100")
+}
+
+/// A cell with the spread over earlier runs on the same device, if any, and
+/// the newest figure of each other device.
 fn cell_with_spread(m: &Matrix, bench: &str, variant: &str, backend: &str) -> String {
     let Some(latest) = m.shown(bench, variant, backend) else { return "—".into() };
     let mut s = cell(latest);
@@ -212,6 +221,17 @@ fn cell_with_spread(m: &Matrix, bench: &str, variant: &str, backend: &str) -> St
         .filter(|(_, r)| r.measured() && r.device == latest.device)
         .filter_map(|(_, r)| r.latency.map(|l| l.0).or(r.value))
         .collect();
+    // The newest figure of each other device (an H200 beside the H100).
+    let mut others: Vec<(&str, String)> = Vec::new();
+    for (_, r) in m.history(bench, variant, backend).iter().rev() {
+        if r.measured() && r.device != latest.device && !others.iter().any(|(d, _)| *d == r.device) {
+            others.push((&r.device, cell(r)));
+        }
+    }
+    for (device, c) in others.iter().rev() {
+        let short = device.split(" (").next().unwrap_or(device).trim_start_matches("NVIDIA ");
+        let _ = write!(s, "<br><sub>{}: {c}</sub>", esc(short));
+    }
     if same.len() >= 2 {
         let lo = same.iter().copied().fold(f64::INFINITY, f64::min);
         let hi = same.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -301,8 +321,9 @@ pub fn render_markdown(files: &[RunFile]) -> String {
         if files.len() == 1 { "" } else { "s" }
     );
     out.push_str(
-        "Cells show the newest run: latencies as p50 / p99 (≥ 10,000 samples unless the row's JSON says \
-         otherwise), rates as a value; earlier runs on the same device add their spread. \
+        "Cells show the newest run (on the H100, the goals' device, where there is one): latencies as p50 / p99 \
+         (≥ 10,000 samples unless the row's JSON says otherwise), rates as a value; earlier runs on the same \
+         device add their spread, and the newest figure of each other device is added below. \
          Ratios are ours ÷ baseline from the same run: for a latency below 1 is faster than the baseline, \
          for a rate above 1 is. Goals are BENCH.md's, for the H100, checked on the GPU-NVIDIA cell.\n\n",
     );
