@@ -65,6 +65,13 @@ for bin in lanes lanes-misuse; do [ -e "$B/$bin-$ARCH.ptx" ] || continue
 done
 [ -e "$LOG/lanes.out" ] && { grep -q "^lanes: ok" "$LOG/lanes.out" && ok "every lane ran once per call" || bad "lanes output"; }
 [ -e "$LOG/lanes-misuse.err" ] && { grep -q "called from lane" "$LOG/lanes-misuse.err" && ok "std call from a lane refused" || bad "lanes-misuse message"; }
+if [ -e "$B/scoped-stacks-$ARCH.ptx" ]; then
+    run scoped-stacks 0 run "$(obj scoped-stacks)"
+    grep -q "^scoped-stacks: ok" "$LOG/scoped-stacks.out" && ok "threads borrow their parent's stack" || bad "scoped-stacks output"
+    run stack-overflow 134 run "$(obj stack-overflow)"
+    grep -q "^thread 'deep-recursion' has overflowed its stack$" "$LOG/stack-overflow.err" \
+        && ok "stack overflow reported like std" || bad "stack-overflow message"
+fi
 if [ -e "$B/hello-threads-gfx90a.elf" ]; then
     run wrong-vendor 4 run "$B/hello-threads-gfx90a.elf"
 fi

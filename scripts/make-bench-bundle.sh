@@ -7,6 +7,9 @@
 #   cpu/<id>                the same programs built for the host (the CPU column)
 #   native-src/             benches/native, compiled there with nvcc (scripts/gpu-bench.sh)
 #   COMMIT                  the commit the results are tagged with
+#   private/<id>-<arch>.ptx.gz  with AB_PRIVATE_STACKS=1: the same programs linked
+#                           with frames in private memory (GPU_NVPTX_PRIVATE_STACKS=1),
+#                           for scripts/gpu-stacks-ab.sh
 # Usage: scripts/make-bench-bundle.sh [ARCH...]   (default: sm_90)
 # Run it after scripts/make-gpu-bundle.sh, which empties gpu-bundle/.
 set -euo pipefail
@@ -23,6 +26,15 @@ for arch in "${archs[@]}"; do
     for id in $ids; do
         obj=$($G build benches/programs --arch "$arch" --release --bin "$id" | tail -n 1)
         gzip -9 -c "$obj" > "$B/$id-$arch.${obj##*.}.gz"
+        if [ -n "${AB_PRIVATE_STACKS:-}" ]; then
+            # The linker's choice does not change cargo's fingerprint: touch
+            # the source so the program is linked again, both times.
+            mkdir -p "$B/private"
+            touch "benches/programs/src/bin/$id.rs"
+            obj=$(GPU_NVPTX_PRIVATE_STACKS=1 $G build benches/programs --arch "$arch" --release --bin "$id" | tail -n 1)
+            gzip -9 -c "$obj" > "$B/private/$id-$arch.${obj##*.}.gz"
+            touch "benches/programs/src/bin/$id.rs"
+        fi
     done
 done
 # The host build: plain cargo, its own target dir (the GPU build's is per arch).

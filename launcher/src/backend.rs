@@ -84,6 +84,10 @@ pub struct KernelInfo {
     pub registers: Option<u32>,
     /// Fixed local/private bytes per lane, where known.
     pub local_bytes: Option<u64>,
+    /// The code keeps its stack frames in global memory (NVIDIA code linked
+    /// with shared stacks: it defines `__gpu_shared_stacks`), so the launch
+    /// must give it `LaunchBlock::stacks`.
+    pub shared_stacks: bool,
 }
 
 /// Host memory the device can address (CUDA mapped pinned memory, HIP

@@ -33,6 +33,7 @@ pub fn launch_block_bytes(lb: &LaunchBlock) -> [u8; LAUNCH_BLOCK_BYTES] {
         (offset_of!(LaunchBlock, idle_sleep_ns), lb.idle_sleep_ns),
         (offset_of!(LaunchBlock, random_seed), lb.random_seed),
         (offset_of!(LaunchBlock, flags), lb.flags),
+        (offset_of!(LaunchBlock, stacks), lb.stacks),
     ];
     for (off, v) in fields64 {
         b[off..off + 8].copy_from_slice(&v.to_le_bytes());
@@ -98,7 +99,8 @@ mod tests {
             ring: 0x1111,
             flags: 0x2222,
             block_warps: 2,
-            reserved: [0, 0, 0, 9],
+            stacks: 0x3333,
+            reserved: [0, 0, 9],
             ..Default::default()
         };
         let b = launch_block_bytes(&lb);
@@ -109,6 +111,8 @@ mod tests {
         let f = offset_of!(LaunchBlock, flags);
         assert_eq!(u64::from_le_bytes(b[f..f + 8].try_into().unwrap()), 0x2222);
         assert_eq!(b[LAUNCH_BLOCK_BYTES - 8], 9);
+        let s = offset_of!(LaunchBlock, stacks);
+        assert_eq!(u64::from_le_bytes(b[s..s + 8].try_into().unwrap()), 0x3333);
         let w = offset_of!(LaunchBlock, block_warps);
         assert_eq!(u32::from_le_bytes(b[w..w + 4].try_into().unwrap()), 2);
     }

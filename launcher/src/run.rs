@@ -6,7 +6,9 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use rt_common::protocol::{ABI_VERSION, LAUNCH_FLAG_TRACE, LAUNCH_MAGIC, LaunchBlock, THREAD_SLOT_BYTES, ring_bytes};
+use rt_common::protocol::{
+    ABI_VERSION, LAUNCH_FLAG_TRACE, LAUNCH_MAGIC, LaunchBlock, THREAD_SLOT_BYTES, ring_bytes, warp_stacks_bytes,
+};
 
 use crate::backend::{Backend, BackendError, LaunchPlan, MappedBuf, PlanError, plan_launch};
 use crate::codeobj::CodeObject;
@@ -19,7 +21,7 @@ use crate::ring::{RingError, RingView};
 /// Default device heap when `--heap-size` is not given: 512 MiB, or a
 /// quarter of free memory if that is less.
 pub const DEFAULT_HEAP: u64 = 512 << 20;
-/// Default per-lane stack.
+/// Default stack of each thread (`LaunchBlock::stack_size`).
 pub const DEFAULT_STACK: u64 = 16 << 10;
 /// Default ring capacity (slots, a power of two).
 pub const DEFAULT_RING_SLOTS: u32 = 4096;
@@ -116,7 +118,7 @@ pub fn execute(
     if opts.verbose {
         eprintln!(
             "gpurun: {} ({}): {} blocks × {} threads ({} warps of {} lanes), {} threads resident-capable, \
-             using {}; {} blocks/CU on {} CUs; stack {} B/lane, heap {} B{}",
+             using {}; {} blocks/CU on {} CUs; stack {} B/thread{}, heap {} B{}",
             info.name,
             info.arch,
             plan.grid,
@@ -128,6 +130,7 @@ pub fn execute(
             plan.blocks_per_cu,
             info.compute_units,
             opts.stack_size,
+            if kernel.shared_stacks { " (frames in global memory)" } else { " (frames in private memory)" },
             heap_size,
             kernel.registers.map(|r| format!(", {r} registers/lane")).unwrap_or_default(),
         );
@@ -147,6 +150,16 @@ pub fn execute(
     let staging = match opts.timeout {
         Some(_) => Some(backend.alloc_mapped(table_bytes)?),
         None => None,
+    };
+
+    // Frames in global memory (see `LaunchBlock::stacks`): one region per
+    // launched warp, extra warps included (they check the launch block).
+    let stacks = if kernel.shared_stacks {
+        let warps = u64::from(plan.grid) * u64::from(plan.block_warps);
+        let bytes = warps * warp_stacks_bytes(opts.stack_size, plan.lanes);
+        backend.alloc(usize::try_from(bytes).unwrap_or(usize::MAX))?
+    } else {
+        0
     };
 
     let strings_size = string_tables_size(&opts.args, &opts.env);
@@ -172,7 +185,8 @@ pub fn execute(
         flags: if opts.trace { LAUNCH_FLAG_TRACE } else { 0 },
         block_warps: plan.block_warps,
         _pad: 0,
-        reserved: [0; 4],
+        stacks,
+        reserved: [0; 3],
     };
     let mut image = launch_block_bytes(&lb).to_vec();
     image.extend_from_slice(&tables.bytes);

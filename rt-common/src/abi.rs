@@ -43,7 +43,8 @@
 //! // threads (sys::thread)
 //! fn __gpu_std_spawn(stack_size: usize, entry: unsafe extern "C" fn(*mut u8), data: *mut u8) -> i64;
 //!     // >= 0: a handle; ERR_NO_FREE_WARP if every warp is busy;
-//!     // ERR_STACK_TOO_BIG if stack_size exceeds the launch's per-lane stack.
+//!     // ERR_STACK_TOO_BIG if stack_size exceeds the launch's stack and stacks
+//!     // cannot come from the heap; ERR_NO_STACK_MEMORY if the heap is full.
 //!     // entry(data) runs exactly once on the new thread's leader lane.
 //! fn __gpu_std_join(handle: i64);         // waits until the thread's entry returned; frees the warp
 //! fn __gpu_std_detach(handle: i64);       // the warp frees itself when the entry returns
@@ -83,6 +84,8 @@ pub const ERR_BAD_FD: isize = -9;
 pub const ERR_NO_FREE_WARP: i64 = -11;
 /// `__gpu_std_spawn`: the requested stack is larger than the launch provides.
 pub const ERR_STACK_TOO_BIG: i64 = -12;
+/// `__gpu_std_spawn`: the heap cannot hold the requested stack.
+pub const ERR_NO_STACK_MEMORY: i64 = -13;
 
 /// Exit code after a panic (as std on a host with `panic = "abort"` reports
 /// through the runtime: the conventional Rust panic exit code).

@@ -71,6 +71,20 @@ pub unsafe trait Hal: 'static {
     fn fence_system_release();
     /// Ends the calling warp; the other lanes of the warp are released.
     fn end_program() -> !;
+    /// Runs `entry(data)` with its stack frames on `stack` (`len` bytes, 16-byte
+    /// aligned) instead of the warp's own stack. Called only for launches
+    /// with shared stacks (`LaunchBlock::stacks` non-zero), whose code keeps
+    /// its frames in global memory; elsewhere stacks are the platform's own
+    /// and this just calls `entry(data)`.
+    ///
+    /// # Safety
+    /// `entry(data)` is sound to call here; `stack` is valid for `len` bytes
+    /// and used by nothing else until this returns.
+    unsafe fn call_on_stack(entry: crate::threads::Entry, data: *mut u8, stack: *mut u8, len: usize) {
+        let _ = (stack, len);
+        // SAFETY: the caller's contract.
+        unsafe { entry(data) }
+    }
     /// Hint that warp `index` may have work: GPUs do nothing (a sleeping warp
     /// wakes by itself within its sleep); the CPU harness unparks the thread.
     fn wake(index: u32);

@@ -201,7 +201,7 @@ fn nested<H: Hal>(rt: &Runtime) -> ! {
 }
 
 /// Writes `msg` to stderr and aborts the program (exit code 134).
-fn abort_with<H: Hal>(rt: &Runtime, msg: &Msg) -> ! {
+pub(crate) fn abort_with<H: Hal>(rt: &Runtime, msg: &Msg) -> ! {
     let me = rt.me::<H>();
     if rt.ring().is_usable() {
         // Best effort: lane 0 may be writing through the same thread's

@@ -18,6 +18,7 @@
 //! | [`process`] | exit/abort, args/env, time, random |
 //! | [`start`] | what each warp does at kernel start |
 //! | [`lanes`] | lane-parallel work inside a thread (`gpu_lanes::for_each_lane`) |
+//! | [`stack`] | stack-overflow reports for stacks in global memory |
 //! | [`abi_impl`], [`define_gpu_std_abi!`] | the `__gpu_std_*` functions |
 //! | `cpu` (feature `cpu`) | `CpuHal` + a host harness running all of it on OS threads |
 //!
@@ -46,6 +47,7 @@ pub mod process;
 pub mod ring;
 pub mod runtime;
 pub mod slot;
+pub mod stack;
 pub mod start;
 pub mod threads;
 pub mod tls;

@@ -39,10 +39,15 @@
 /// device address of the [`LaunchBlock`].
 pub const KERNEL_ENTRY: &str = "__gpu_start";
 
+/// A global defined by code whose stack frames live in global memory (the
+/// nvptx linker's shared stacks); the launcher gives it
+/// [`LaunchBlock::stacks`] when it is present.
+pub const SHARED_STACKS_SYMBOL: &str = "__gpu_shared_stacks";
+
 /// `LaunchBlock::magic`: "GPUT" little endian.
 pub const LAUNCH_MAGIC: u32 = 0x5455_5047;
 /// Bumped on every incompatible change of this module.
-pub const ABI_VERSION: u32 = 1;
+pub const ABI_VERSION: u32 = 2;
 
 /// Everything the device needs from the host, passed by address to the kernel.
 #[repr(C)]
@@ -64,8 +69,9 @@ pub struct LaunchBlock {
     pub heap_size: u64,
     /// Device address of the thread table (`num_threads` × [`THREAD_SLOT_BYTES`], zeroed).
     pub threads: u64,
-    /// Per-lane stack bytes this launch provides (`Builder::stack_size` above
-    /// this is refused with an error).
+    /// Stack bytes of each warp's leader lane: the stack of the thread the
+    /// warp runs. With [`stacks`](Self::stacks), a `Builder::stack_size`
+    /// above this gets a stack from the heap; without, it is refused.
     pub stack_size: u64,
     /// Program arguments: `argc` [`StrRef`]s at `argv` (device-readable).
     pub argc: u64,
@@ -88,8 +94,38 @@ pub struct LaunchBlock {
     pub block_warps: u32,
     /// Zero.
     pub _pad: u32,
+    /// Device address of the lanes' stacks in global memory, laid out by
+    /// [`lane_stack`], for code objects whose frames live there (NVIDIA,
+    /// linked with shared stacks); 0 for the others (their frames are in
+    /// private memory, sized by the driver's stack limit).
+    pub stacks: u64,
     /// Reserved; zero.
-    pub reserved: [u64; 4],
+    pub reserved: [u64; 3],
+}
+
+/// Stack bytes of each lane but the leader: they run the lane loop and
+/// `gpu_lanes::for_each_lane` work, not a whole thread.
+pub const LANE_STACK_BYTES: u64 = 8 << 10;
+
+/// The bottom of every stack kept for the overflow report: a frame may not
+/// go below it, and the report runs in it.
+pub const STACK_RESERVE_BYTES: u64 = 2 << 10;
+
+/// Bytes of the stack region of one warp of `lanes` lanes.
+pub const fn warp_stacks_bytes(stack_size: u64, lanes: u32) -> u64 {
+    stack_size + (lanes as u64 - 1) * LANE_STACK_BYTES
+}
+
+/// `(offset, bytes)` of lane `lane` of warp `warp` in the stacks region: each
+/// warp has its leader's `stack_size` bytes, then its other lanes'
+/// [`LANE_STACK_BYTES`] each.
+pub const fn lane_stack(stack_size: u64, lanes: u32, warp: u32, lane: u32) -> (u64, u64) {
+    let base = warp as u64 * warp_stacks_bytes(stack_size, lanes);
+    if lane == 0 {
+        (base, stack_size)
+    } else {
+        (base + stack_size + (lane as u64 - 1) * LANE_STACK_BYTES, LANE_STACK_BYTES)
+    }
 }
 
 /// `LaunchBlock::flags`: the runtime may write extra diagnostics to stderr.

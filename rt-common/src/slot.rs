@@ -89,6 +89,12 @@ pub struct Slot {
     pub entry: AtomicUsize,
     /// The entry's argument.
     pub data: AtomicPtr<u8>,
+    /// A stack from the heap for this thread (`Builder::stack_size` above
+    /// the launch's), or null: the warp's own stack. Set by the spawner,
+    /// freed by the warp when the entry returns.
+    pub stack: AtomicPtr<u8>,
+    /// Its bytes.
+    pub stack_len: AtomicUsize,
     // ---- lane commands (crate::lanes): written by the leader lane, read by
     // the warp's other lanes after a warp barrier ----
     /// Bumped by the leader for each `lanes::run`; a lane that passes the
@@ -133,6 +139,8 @@ impl Slot {
                 exit_claim: AtomicU32::new(0),
                 entry: AtomicUsize::new(0),
                 data: AtomicPtr::new(core::ptr::null_mut()),
+                stack: AtomicPtr::new(core::ptr::null_mut()),
+                stack_len: AtomicUsize::new(0),
                 lane_gen: AtomicU32::new(0),
                 lane_fn: AtomicUsize::new(0),
                 lane_data: AtomicPtr::new(core::ptr::null_mut()),

@@ -5,7 +5,7 @@
 //! other lanes wait at the kernel entry's warp barrier (NVIDIA) or are
 //! masked off (AMD) and issue nothing.
 
-use crate::abi::{ERR_NO_FREE_WARP, ERR_STACK_TOO_BIG};
+use crate::abi::{ERR_NO_FREE_WARP, ERR_NO_STACK_MEMORY, ERR_STACK_TOO_BIG};
 use crate::backoff::Backoff;
 use crate::hal::{Hal, ticks_to_ns};
 use crate::primitive::Ordering::Relaxed;
@@ -19,20 +19,34 @@ use crate::slot::{FIN_DETACHED, FIN_DONE, NAME_BYTES, NO_JOINER, Slot};
 /// A thread's entry. Called through `extern "C"` exactly as std passed it.
 pub type Entry = unsafe extern "C" fn(*mut u8);
 
+/// Alignment of a thread stack taken from the heap.
+pub const STACK_ALIGN: usize = 16;
+
 /// `__gpu_std_spawn`: claims an idle warp and hands it `entry(data)`.
 /// Scans the table from the caller's hint; if every warp is busy, returns
 /// `ERR_NO_FREE_WARP` (or ends the warp if the program is ending).
 ///
+/// A `stack_size` above the launch's stack gets a stack from the heap when
+/// the launch has shared stacks (frames in global memory), else
+/// `ERR_STACK_TOO_BIG`.
+///
 /// # Safety
 /// `entry(data)` must be sound to call once on another warp.
 pub unsafe fn spawn<H: Hal>(rt: &Runtime, stack_size: usize, entry: Entry, data: *mut u8) -> i64 {
-    let limit = rt.launch().stack_size;
-    if stack_size != 0 && limit != 0 && stack_size as u64 > limit {
-        return ERR_STACK_TOO_BIG;
-    }
-    let n = rt.num_threads();
     let me_index = rt.me::<H>();
     let me = rt.slot(me_index);
+    let limit = rt.launch().stack_size;
+    let mut stack = core::ptr::null_mut();
+    if stack_size != 0 && limit != 0 && stack_size as u64 > limit {
+        if rt.launch().stacks == 0 {
+            return ERR_STACK_TOO_BIG;
+        }
+        stack = rt.heap.alloc::<H>(Some(me), stack_size, STACK_ALIGN);
+        if stack.is_null() {
+            return ERR_NO_STACK_MEMORY;
+        }
+    }
+    let n = rt.num_threads();
     // SAFETY: the hint is accessed only by the slot's own warp (us).
     let hint = unsafe { &mut *me.spawn_hint.get() };
     let start = if *hint == 0 { me_index + 1 } else { *hint };
@@ -53,6 +67,8 @@ pub unsafe fn spawn<H: Hal>(rt: &Runtime, stack_size: usize, entry: Entry, data:
         H::fence_device_acquire();
         s.entry.store(entry as usize, Relaxed);
         s.data.store(data, Relaxed);
+        s.stack.store(stack, Relaxed);
+        s.stack_len.store(if stack.is_null() { 0 } else { stack_size }, Relaxed);
         s.fin.store(0, Relaxed);
         if H::WAKES {
             s.joiner.store(NO_JOINER, Relaxed);
@@ -63,6 +79,10 @@ pub unsafe fn spawn<H: Hal>(rt: &Runtime, stack_size: usize, entry: Entry, data:
         H::wake(w);
         *hint = w.wrapping_add(1);
         return w as i64;
+    }
+    if !stack.is_null() {
+        // SAFETY: allocated above with this layout, never handed out.
+        unsafe { rt.heap.dealloc::<H>(Some(me), stack, stack_size, STACK_ALIGN) };
     }
     leave_if_exiting::<H>(me);
     ERR_NO_FREE_WARP
@@ -124,8 +144,20 @@ unsafe fn run_thread<H: Hal>(rt: &Runtime, index: u32, me: &Slot) {
     // SAFETY: the spawner stored a valid `Entry` before RUNNING (acquired).
     let entry: Entry = unsafe { core::mem::transmute::<usize, Entry>(me.entry.load(Relaxed)) };
     let data = me.data.load(Relaxed);
-    // SAFETY: the spawner's contract: sound to call once, here.
-    unsafe { entry(data) };
+    let stack = me.stack.load(Relaxed);
+    if stack.is_null() {
+        // SAFETY: the spawner's contract: sound to call once, here.
+        unsafe { entry(data) };
+    } else {
+        let len = me.stack_len.load(Relaxed);
+        // SAFETY: the spawner's contract; the stack was allocated for this
+        // thread alone (spawn) and is freed only below.
+        unsafe { H::call_on_stack(entry, data, stack, len) };
+        me.stack.store(core::ptr::null_mut(), Relaxed);
+        // SAFETY: from spawn's `heap.alloc` with this layout; the entry has
+        // returned, so nothing runs on it.
+        unsafe { rt.heap.dealloc::<H>(Some(me), stack, len, STACK_ALIGN) };
+    }
     rt.tls.run_dtors::<H>(me);
     me.state.store(THREAD_FINISHED, Relaxed);
     // Release: the thread's writes (its result) before DONE, which the

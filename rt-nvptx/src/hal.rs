@@ -132,4 +132,10 @@ unsafe impl Hal for NvHal {
     /// Nothing: a sleeping warp wakes by itself (`nanosleep` is bounded).
     #[inline(always)]
     fn wake(_index: u32) {}
+    /// Frames live in global memory (shared stacks): switch the lane's
+    /// stack pointer and limit to `stack` for the call.
+    unsafe fn call_on_stack(entry: rt_common::threads::Entry, data: *mut u8, stack: *mut u8, len: usize) {
+        // SAFETY: the trait's contract.
+        unsafe { crate::stack::call_on_stack(entry, data, stack, len) }
+    }
 }

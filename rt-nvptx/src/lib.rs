@@ -9,6 +9,8 @@
 #[cfg(target_arch = "nvptx64")]
 pub mod hal;
 #[cfg(target_arch = "nvptx64")]
+pub mod stack;
+#[cfg(target_arch = "nvptx64")]
 mod start;
 
 /// The program's runtime state (one per program: one persistent launch).

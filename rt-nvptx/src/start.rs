@@ -5,8 +5,11 @@ use core::sync::atomic::Ordering::Relaxed;
 use rt_common::protocol::LaunchBlock;
 use rt_common::{Hal, start::warp_main};
 
+use core::mem::MaybeUninit;
+
 use crate::RUNTIME;
 use crate::hal::NvHal;
+use crate::stack::{FALLBACK_STACK_WORDS, StackPair, enter_kernel};
 
 unsafe extern "C" {
     /// The C `main` rustc generates for a `bin` crate (std's args come from
@@ -14,17 +17,39 @@ unsafe extern "C" {
     fn main(argc: i32, argv: *const *const u8) -> i32;
 }
 
-/// The kernel the launcher starts (`protocol::KERNEL_ENTRY`). Lane 0 of each
-/// warp runs the runtime ([`warp_main`]); the other lanes run the lane loop
-/// (`rt_common::lanes`): they wait at a warp barrier, issuing nothing, and
-/// run `gpu_lanes::for_each_lane` work when lane 0 hands them some, until
-/// lane 0 returns or exits.
+/// The kernel the launcher starts (`protocol::KERNEL_ENTRY`). It sets up
+/// the lane's stack (frames live in global memory: `crate::stack`) and runs
+/// [`start_lane`]. The linker does not move the kernel's own frame, so it
+/// holds only the lane's stack pointer pair (and a fallback stack); the
+/// rest runs in `start_lane`, which is never inlined here.
 ///
 /// # Safety
 /// Launched by the launcher with a valid launch block, 1-D grid, blocks of
 /// whole warps.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn __gpu_start(launch: *const LaunchBlock) {
+    let mut pair: StackPair = [0; 2];
+    // Not zeroed: it is a stack (zeroing would cost every lane 2 KiB of stores).
+    let mut fallback = MaybeUninit::<[u64; FALLBACK_STACK_WORDS]>::uninit();
+    // SAFETY: at kernel start, before any function with a moved frame;
+    // both live until this function returns.
+    unsafe { enter_kernel(&mut pair, &mut fallback, launch) };
+    // SAFETY: the launcher's contract, passed on.
+    unsafe { start_lane(launch) };
+    // The pair and fallback stack are used through `__gpu_stack_slot` until
+    // here: keep them (and their stores) alive.
+    core::hint::black_box((&mut pair, &mut fallback));
+}
+
+/// Lane 0 of each warp runs the runtime ([`warp_main`]); the other lanes
+/// run the lane loop (`rt_common::lanes`): they wait at a warp barrier,
+/// issuing nothing, and run `gpu_lanes::for_each_lane` work when lane 0
+/// hands them some, until lane 0 returns or exits.
+///
+/// # Safety
+/// As [`__gpu_start`], after the lane's stack is set up.
+#[inline(never)]
+unsafe fn start_lane(launch: *const LaunchBlock) {
     let full = full_mask::<NvHal>();
     // Every lane (leader included) takes the same decision on the launch
     // block and reads the lane-command generation *before* the barrier

@@ -9,7 +9,7 @@ pub mod compile;
 pub mod doctor;
 pub mod patch;
 pub mod paths;
-mod protocol_names;
+pub mod protocol_names;
 pub mod setup;
 
 pub use arch::{Arch, Vendor};

@@ -9,7 +9,7 @@ use std::ffi::{CString, c_void};
 use std::mem::MaybeUninit;
 
 use cudarc::driver::{result, sys};
-use rt_common::protocol::KERNEL_ENTRY;
+use rt_common::protocol::{KERNEL_ENTRY, SHARED_STACKS_SYMBOL};
 
 use crate::backend::{Backend, BackendError, DeviceInfo, KernelInfo, MappedBuf, Vendor, stack_refused};
 use crate::codeobj::{CodeObject, Kind, ptx};
@@ -271,7 +271,11 @@ impl Backend for CudaBackend {
             unsafe { result::function::get_function_attribute(func, a) }.map_err(|e| api("cuFuncGetAttribute", e, ""))
         };
         use sys::CUfunction_attribute::*;
+        let marker = CString::new(SHARED_STACKS_SYMBOL).expect("no NUL in the marker name");
+        // SAFETY: `module` is loaded; a missing global is an error result.
+        let shared_stacks = unsafe { result::module::get_global(module, marker) }.is_ok();
         Ok(KernelInfo {
+            shared_stacks,
             lanes: 32,
             max_block_threads: fattr(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)? as u32,
             registers: Some(fattr(CU_FUNC_ATTRIBUTE_NUM_REGS)? as u32),

@@ -305,6 +305,9 @@ impl Backend for HipBackend {
                 .func_attr(func, HIP_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)
                 .map(|l| l as u64)
                 .or(amd.private_segment_size.map(u64::from)),
+            // AMD frames stay in private (scratch) memory: the amdgcn link
+            // has no shared-stack pass yet.
+            shared_stacks: false,
         })
     }
 

@@ -36,6 +36,11 @@ pub struct Config {
     pub idle_sleep_ns: u64,
     /// `LaunchBlock::stack_size`, also each warp thread's OS stack.
     pub stack_size: u64,
+    /// Make the launch look like one with shared stacks (`LaunchBlock::stacks`
+    /// non-zero; never dereferenced on the CPU), so larger
+    /// `Builder::stack_size` requests take heap stacks ([`CpuHal`]'s
+    /// `call_on_stack` records them, see [`crate::cpu::heap_stack`]).
+    pub shared_stacks: bool,
     pub args: Vec<String>,
     pub env: Vec<String>,
     pub random_seed: u64,
@@ -56,6 +61,7 @@ impl Config {
             ring_capacity: 64,
             idle_sleep_ns: 2_000_000,
             stack_size: 256 << 10,
+            shared_stacks: false,
             args: vec!["prog".to_string()],
             env: Vec::new(),
             random_seed: 0x1234_5678,
@@ -241,7 +247,8 @@ fn run_with<H: Hal, F: FnOnce() -> i32 + Send + 'static>(cfg: Config, main: F) -
         flags: 0,
         block_warps: 1,
         _pad: 0,
-        reserved: [0; 4],
+        stacks: if cfg.shared_stacks { 1 } else { 0 },
+        reserved: [0; 3],
     });
     let shared = Arc::new(Shared {
         rt: Runtime::new(),

@@ -45,6 +45,17 @@ pub fn set_ctx(ctx: WarpCtx) {
     CTX.with(|c| c.set(ctx));
 }
 
+#[cfg(not(loom))]
+std::thread_local! { static HEAP_STACK: Cell<(usize, usize)> = const { Cell::new((0, 0)) }; }
+
+/// The heap stack `(address, bytes)` the calling warp's thread was given
+/// through `Hal::call_on_stack`, or `(0, 0)`. The CPU cannot switch stacks,
+/// so this is how tests see that a thread got the stack it asked for.
+#[cfg(not(loom))]
+pub fn heap_stack() -> (usize, usize) {
+    HEAP_STACK.with(|s| s.get())
+}
+
 /// The calling OS thread's warp identity.
 pub fn ctx() -> WarpCtx {
     CTX.with(|c| c.get())
@@ -139,6 +150,15 @@ unsafe impl<const LANES: u32> Hal for CpuHal<LANES> {
         machine::warp_ended_forever();
         #[cfg(loom)]
         panic!("end_program under loom");
+    }
+    /// Records the stack (see [`heap_stack`]) and calls `entry(data)` on the
+    /// OS thread's own stack.
+    #[cfg(not(loom))]
+    unsafe fn call_on_stack(entry: crate::threads::Entry, data: *mut u8, stack: *mut u8, len: usize) {
+        HEAP_STACK.with(|s| s.set((stack as usize, len)));
+        // SAFETY: the trait's contract.
+        unsafe { entry(data) };
+        HEAP_STACK.with(|s| s.set((0, 0)));
     }
     /// Unparks warp `index`'s OS thread.
     fn wake(index: u32) {

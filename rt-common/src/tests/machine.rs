@@ -2,6 +2,7 @@
 
 use std::string::{String, ToString};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::*};
+use std::sync::Arc;
 use std::vec::Vec;
 
 use super::*;
@@ -75,6 +76,42 @@ fn stack_size_limit(lanes: u32) {
         );
         spawn_with_stack(limit, || {}).unwrap().join();
         spawn_with_stack(0, || {}).unwrap().join();
+        0
+    });
+}
+
+/// With shared stacks, a stack above the launch's comes from the heap, is
+/// handed to the thread, and goes back to the heap after it ends; a stack
+/// the heap cannot hold is `ERR_NO_STACK_MEMORY`.
+fn heap_stacks_above_the_launch_stack(lanes: u32) {
+    let mut c = cfg(3, lanes);
+    c.shared_stacks = true;
+    let limit = c.stack_size as usize;
+    let heap = c.heap_bytes;
+    run_ok(c, move || {
+        let rt = runtime();
+        // Warm the per-warp heap caches so the in-use count is stable.
+        spawn_with_stack(limit * 2, || {}).unwrap().join();
+        let before = rt.heap.bytes_in_use(rt);
+        for want in [limit + 1, limit * 2, limit * 4] {
+            let seen = Arc::new(AtomicU64::new(0));
+            let s = seen.clone();
+            spawn_with_stack(want, move || {
+                let (at, len) = crate::cpu::heap_stack();
+                assert_eq!(at % crate::threads::STACK_ALIGN, 0, "aligned");
+                s.store(len as u64, SeqCst);
+            })
+            .unwrap()
+            .join();
+            assert_eq!(seen.load(SeqCst), want as u64, "the thread ran on a stack of the size asked");
+        }
+        // A stack within the launch's needs no heap stack.
+        let seen = Arc::new(AtomicU64::new(1));
+        let s = seen.clone();
+        spawn_with_stack(limit, move || s.store(crate::cpu::heap_stack().1 as u64, SeqCst)).unwrap().join();
+        assert_eq!(seen.load(SeqCst), 0);
+        assert_eq!(rt.heap.bytes_in_use(rt), before, "heap stacks are freed");
+        assert_eq!(spawn_with_stack(heap * 2, || {}).unwrap_err(), crate::abi::ERR_NO_STACK_MEMORY);
         0
     });
 }
@@ -338,6 +375,7 @@ lanes_test!(
     spawn_join_runs_once_on_another_warp,
     no_free_warp_then_success_after_join,
     stack_size_limit,
+    heap_stacks_above_the_launch_stack,
     detach_before_and_after_finish,
     names_truncate_on_char_boundary,
     args_env_time_random,

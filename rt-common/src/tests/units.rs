@@ -137,3 +137,24 @@ fn raw_ring_fill_matches_the_header_layout() {
     let payload = core::mem::size_of::<RingSlotHeader>();
     assert_eq!(&slot[payload..payload + 8], b"hi there");
 }
+
+#[test]
+fn lane_stacks_tile_the_stacks_region() {
+    use crate::protocol::{LANE_STACK_BYTES, lane_stack, warp_stacks_bytes};
+    let stack = 16 << 10;
+    for lanes in [32, 64] {
+        let per_warp = warp_stacks_bytes(stack, lanes);
+        assert_eq!(per_warp, stack + (lanes as u64 - 1) * LANE_STACK_BYTES);
+        // Every lane of warps 0..3 in order: contiguous, no overlap, no gap.
+        let mut next = 0;
+        for warp in 0..3 {
+            for lane in 0..lanes {
+                let (off, bytes) = lane_stack(stack, lanes, warp, lane);
+                assert_eq!(off, next, "warp {warp} lane {lane}");
+                assert_eq!(bytes, if lane == 0 { stack } else { LANE_STACK_BYTES });
+                next = off + bytes;
+            }
+            assert_eq!(next, (warp as u64 + 1) * per_warp);
+        }
+    }
+}

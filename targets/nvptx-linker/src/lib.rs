@@ -14,10 +14,12 @@ use std::process::Command;
 
 mod ar;
 pub mod ptx_fixup;
+pub mod shared_stack;
 
 /// Symbols kept even when rustc names none (it passes no exports for
-/// executables): the runtime's kernel entry.
-pub const ALWAYS_EXPORTED: &[&str] = &["__gpu_start"];
+/// executables): the runtime's kernel entry, and the shadow-stack slot and
+/// overflow handler that [`shared_stack`] refers to after optimization.
+pub const ALWAYS_EXPORTED: &[&str] = &["__gpu_start", shared_stack::SLOT_SYMBOL, shared_stack::OVERFLOW_SYMBOL];
 
 /// Default cap on the kernel's registers per lane. Uncapped, the runtime's
 /// kernel takes 255 on sm_90, so an H100 holds 8 thread warps per SM; at 64
@@ -36,6 +38,9 @@ pub struct LinkArgs {
     pub opt_level: Option<String>,
     /// `--max-registers N`: the kernel's register cap (0 = none).
     pub max_registers: Option<u32>,
+    /// `--private-stacks`: keep stack frames in private `.local` memory
+    /// (see [`shared_stack`]); also `GPU_NVPTX_PRIVATE_STACKS=1`.
+    pub private_stacks: bool,
     /// Flags we do not use, reported with `GPU_LD_VERBOSE=1`.
     pub ignored: Vec<String>,
 }
@@ -53,6 +58,7 @@ pub fn parse_args(args: &[OsString]) -> Result<LinkArgs, String> {
                 let n = &a["--max-registers=".len()..];
                 out.max_registers = Some(n.parse().map_err(|_| format!("--max-registers needs a number, not `{n}`"))?);
             }
+            "--private-stacks" => out.private_stacks = true,
             // Library search paths: every input comes as a full path.
             "-L" => {
                 value("-L")?;
@@ -165,10 +171,12 @@ pub fn link(args: &LinkArgs) -> Result<(), String> {
             linked.into(),
         ],
     )?;
+    let private = args.private_stacks || std::env::var("GPU_NVPTX_PRIVATE_STACKS").is_ok_and(|v| v == "1");
+    let for_llc = if private { optimized } else { share_stacks(&bin, &work, optimized, &cpu)? };
     let raw_ptx = work.join("out.ptx");
     run(
         &bin.join("llc"),
-        &[format!("-mcpu={cpu}").into(), format!("-O{}", opt_level.min("3")).into(), "-o".into(), raw_ptx.clone().into(), optimized.into()],
+        &[format!("-mcpu={cpu}").into(), format!("-O{}", opt_level.min("3")).into(), "-o".into(), raw_ptx.clone().into(), for_llc.into()],
     )?;
     let ptx = fs::read_to_string(&raw_ptx).map_err(|e| format!("cannot read {}: {e}", raw_ptx.display()))?;
     let (mut ptx, _fixed) = ptx_fixup::fix_local_cas(&ptx);
@@ -184,8 +192,38 @@ pub fn link(args: &LinkArgs) -> Result<(), String> {
         }
     }
     fs::write(output, ptx).map_err(|e| format!("cannot write {}: {e}", output.display()))?;
-    let _ = fs::remove_dir_all(&work);
+    // `GPU_LD_KEEP=1` keeps the intermediate bitcode and PTX for inspection.
+    if std::env::var_os("GPU_LD_KEEP").is_none() {
+        let _ = fs::remove_dir_all(&work);
+    }
     Ok(())
+}
+
+/// Runs [`shared_stack::rewrite`] on the optimized module and inlines its
+/// frame helpers; returns the bitcode for `llc` (the optimized module itself
+/// when it has no runtime).
+fn share_stacks(bin: &Path, work: &Path, optimized: PathBuf, cpu: &str) -> Result<PathBuf, String> {
+    let text = work.join("optimized.ll");
+    run(&bin.join("llvm-dis"), &["-o".into(), text.clone().into(), optimized.clone().into()])?;
+    let ir = fs::read_to_string(&text).map_err(|e| format!("cannot read {}: {e}", text.display()))?;
+    let Some((shared, report)) = shared_stack::rewrite(&ir) else {
+        return Ok(optimized);
+    };
+    if std::env::var_os("GPU_LD_VERBOSE").is_some() {
+        eprintln!("gpu-nvptx-ld: shared stacks: {} frames, {} allocas moved", report.functions, report.allocas);
+    }
+    for why in &report.left_private {
+        // Rust emits neither dynamic allocas nor unsizable ones: say so if seen.
+        eprintln!("gpu-nvptx-ld: warning: frame left in private memory: {why}");
+    }
+    let shared_ll = work.join("shared.ll");
+    fs::write(&shared_ll, shared).map_err(|e| e.to_string())?;
+    let out = work.join("shared.bc");
+    run(
+        &bin.join("opt"),
+        &["-passes=always-inline".into(), format!("-mcpu={cpu}").into(), "-o".into(), out.clone().into(), shared_ll.into()],
+    )?;
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -200,7 +238,7 @@ mod tests {
     fn parses_rustc_llbc_command_lines() {
         let a = parse_args(&os(&[
             "--export-symbol", "k", "a.o", "libstd.rlib", "--target", "nvptx64-nvidia-cuda", "--target-cpu", "sm_90",
-            "-L", "/x/raw-dylibs", "-o", "out.ptx", "-O3", "--debug", "--max-registers=40",
+            "-L", "/x/raw-dylibs", "-o", "out.ptx", "-O3", "--debug", "--max-registers=40", "--private-stacks",
         ]))
         .unwrap();
         assert_eq!(a.exports, vec!["k"]);
@@ -210,6 +248,7 @@ mod tests {
         assert_eq!(a.opt_level.as_deref(), Some("3"));
         assert_eq!(a.ignored, vec!["--debug"]);
         assert_eq!(a.max_registers, Some(40));
+        assert!(a.private_stacks);
     }
 
     #[test]
