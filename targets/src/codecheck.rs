@@ -119,9 +119,59 @@ pub fn inspect_amd(syms: &str, notes: &str, disasm: &str, r: &mut CodeObjectRepo
     r.undefined = undefined;
 }
 
+/// The PTX functions (and kernels) that still declare a private `.local`
+/// frame (`__local_depot`). With shared stacks only the kernel entry (the
+/// lane's stack pointer pair) and the overflow handler may.
+pub fn ptx_private_frames(ptx: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current: Option<String> = None;
+    for line in ptx.lines() {
+        let t = line.trim_start();
+        let decl = [".visible .entry ", ".entry ", ".visible .func ", ".weak .func ", ".func "]
+            .iter()
+            .find_map(|p| t.strip_prefix(p));
+        if let Some(rest) = decl {
+            // `.func (.param .b64 func_retval0) name(`: skip the return value.
+            let rest = match rest.trim_start().strip_prefix('(') {
+                Some(r) => r.split_once(')').map_or("", |(_, after)| after),
+                None => rest,
+            };
+            let name: String = rest.trim_start().chars().take_while(|c| !matches!(c, '(' | ' ' | ';')).collect();
+            current = Some(name);
+        } else if t.starts_with(".local ") && t.contains("__local_depot")
+            && let Some(name) = current.take()
+        {
+            out.push(name);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn finds_functions_with_private_frames() {
+        let ptx = ".visible .entry __gpu_start(
+.param .u64 p
+)
+{
+	.local .align 8 .b8 \t__local_depot0[2080];
+}
+                   .func (.param .b64 func_retval0) f(
+)
+{
+	.reg .b64 %rd<3>;
+}
+                   .func g(
+)
+{
+	.local .align 4 .b8 \t__local_depot2[16];
+}
+";
+        assert_eq!(ptx_private_frames(ptx), vec!["__gpu_start".to_string(), "g".to_string()]);
+    }
 
     #[test]
     fn amd_symbols_null_entry_is_not_undefined_but_a_real_one_is() {

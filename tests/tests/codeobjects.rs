@@ -34,6 +34,20 @@ fn hello_threads_gfx1100_wave32() {
     check("hello-threads", "gfx1100");
 }
 
+/// Shared stacks: the linker moved every frame to global memory except the
+/// kernel's (the lane's stack pointer pair) and the overflow handler's, and
+/// marked the code object for the launcher.
+fn assert_frames_shared(ptx: &str, example: &str) {
+    let private = codecheck::ptx_private_frames(ptx);
+    assert!(
+        private.iter().all(|f| f == "__gpu_start" || f == "__gpu_stack_overflow"),
+        "{example}: functions with private frames: {private:?}"
+    );
+    assert!(private.contains(&"__gpu_start".to_string()), "{example}: the kernel's own frame (the stack pointer pair) is gone");
+    assert!(ptx.contains(" __gpu_shared_stacks = 1;"), "{example}: no shared-stacks marker for the launcher");
+    assert!(ptx.contains("[__gpu_stack_slot]"), "{example}: no frame reads the stack slot");
+}
+
 #[test]
 fn hello_threads_sm_90() {
     check("hello-threads", "sm_90");
@@ -43,6 +57,7 @@ fn hello_threads_sm_90() {
     let entry = ptx.find(".entry __gpu_start(").expect("kernel entry");
     let body = entry + ptx[entry..].find('{').unwrap();
     assert!(ptx[entry..body].contains(".maxnreg 64"), "no register cap on __gpu_start");
+    assert_frames_shared(&ptx, "hello-threads");
 }
 
 #[test]
@@ -58,6 +73,9 @@ fn std_coverage_gfx1100() {
 #[test]
 fn std_coverage_sm_90() {
     check("std-coverage", "sm_90");
+    let paths = toolchain(Path::new(LINKER));
+    let ptx = std::fs::read_to_string(build_example(&paths, "std-coverage", "sm_90")).unwrap();
+    assert_frames_shared(&ptx, "std-coverage");
 }
 
 /// The literal command for the built-in target, from the example's folder,
