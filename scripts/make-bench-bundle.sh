@@ -7,9 +7,11 @@
 #   cpu/<id>                the same programs built for the host (the CPU column)
 #   native-src/             benches/native, compiled there with nvcc (scripts/gpu-bench.sh)
 #   COMMIT                  the commit the results are tagged with
-#   private/<id>-<arch>.ptx.gz  with AB_PRIVATE_STACKS=1: the same programs linked
-#                           with frames in private memory (GPU_NVPTX_PRIVATE_STACKS=1),
-#                           for scripts/gpu-stacks-ab.sh
+#   <variant>/<id>-<arch>.ptx.gz  with AB_VARIANTS="private devscope": the programs
+#                           AB_IDS (default: AB_DEFAULT_IDS below) linked another way, for
+#                           scripts/gpu-link-ab.sh: private = frames in private memory
+#                           (GPU_NVPTX_PRIVATE_STACKS=1), devscope = std atomics at
+#                           device scope (GPU_NVPTX_DEVICE_SCOPE=1)
 # Usage: scripts/make-bench-bundle.sh [ARCH...]   (default: sm_90)
 # Run it after scripts/make-gpu-bundle.sh, which empties gpu-bundle/.
 set -euo pipefail
@@ -22,19 +24,26 @@ B=gpu-bundle/bench
 rm -rf "$B" && mkdir -p "$B/cpu" "$B/native-src"
 cp "$G" "$B/"
 ids=$(ls benches/programs/src/bin/ | sed -n 's/\.rs$//p')
+AB_DEFAULT_IDS="spawn_join wake_latency mutex_uncontended mutex_handoff channel_1p1c yield barrier println host_call heap reduction"
 for arch in "${archs[@]}"; do
     for id in $ids; do
         obj=$($G build benches/programs --arch "$arch" --release --bin "$id" | tail -n 1)
         gzip -9 -c "$obj" > "$B/$id-$arch.${obj##*.}.gz"
-        if [ -n "${AB_PRIVATE_STACKS:-}" ]; then
+        for variant in ${AB_VARIANTS:-}; do
+            case " ${AB_IDS:-$AB_DEFAULT_IDS} " in *" $id "*) ;; *) continue;; esac
+            case $variant in
+                private) flag=GPU_NVPTX_PRIVATE_STACKS;;
+                devscope) flag=GPU_NVPTX_DEVICE_SCOPE;;
+                *) echo "unknown AB variant $variant" >&2; exit 2;;
+            esac
             # The linker's choice does not change cargo's fingerprint: touch
             # the source so the program is linked again, both times.
-            mkdir -p "$B/private"
+            mkdir -p "$B/$variant"
             touch "benches/programs/src/bin/$id.rs"
-            obj=$(GPU_NVPTX_PRIVATE_STACKS=1 $G build benches/programs --arch "$arch" --release --bin "$id" | tail -n 1)
-            gzip -9 -c "$obj" > "$B/private/$id-$arch.${obj##*.}.gz"
+            obj=$(env "$flag=1" $G build benches/programs --arch "$arch" --release --bin "$id" | tail -n 1)
+            gzip -9 -c "$obj" > "$B/$variant/$id-$arch.${obj##*.}.gz"
             touch "benches/programs/src/bin/$id.rs"
-        fi
+        done
     done
 done
 # The host build: plain cargo, its own target dir (the GPU build's is per arch).

@@ -203,6 +203,10 @@ fn wait_host<H: Hal>(wait: &AtomicU32, max_sleep_ns: u32, mut done: impl FnMut()
 }
 
 /// Sends one packet; returns its ticket. Waits while the ring is full.
+///
+/// Never inlined: with `GPU_NVPTX_DEVICE_SCOPE=1` the nvptx linker keeps
+/// system scope for the atomics of this module's functions only.
+#[inline(never)]
 pub fn send<H: Hal, M: RingMem>(
     m: &M,
     wait: &AtomicU32,
@@ -226,7 +230,9 @@ pub fn send<H: Hal, M: RingMem>(
 }
 
 /// Sends a [`FLAG_REPLY`] packet and waits for the host's reply, then frees
-/// the slot (the device owns it once the reply is in).
+/// the slot (the device owns it once the reply is in). Never inlined (see
+/// [`send`]).
+#[inline(never)]
 pub fn call<H: Hal, M: RingMem>(
     m: &M,
     wait: &AtomicU32,

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod ar;
+pub mod device_scope;
 pub mod ptx_fixup;
 pub mod shared_stack;
 
@@ -171,8 +172,14 @@ pub fn link(args: &LinkArgs) -> Result<(), String> {
             linked.into(),
         ],
     )?;
-    let private = args.private_stacks || std::env::var("GPU_NVPTX_PRIVATE_STACKS").is_ok_and(|v| v == "1");
-    let for_llc = if private { optimized } else { share_stacks(&bin, &work, optimized, &cpu)? };
+    let flag = |name: &str| std::env::var(name).is_ok_and(|v| v == "1");
+    let private = args.private_stacks || flag("GPU_NVPTX_PRIVATE_STACKS");
+    let device_scope = flag("GPU_NVPTX_DEVICE_SCOPE");
+    let for_llc = if private && !device_scope {
+        optimized
+    } else {
+        rewrite_ir(&bin, &work, optimized, &cpu, !private, device_scope)?
+    };
     let raw_ptx = work.join("out.ptx");
     run(
         &bin.join("llc"),
@@ -199,29 +206,44 @@ pub fn link(args: &LinkArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs [`shared_stack::rewrite`] on the optimized module and inlines its
-/// frame helpers; returns the bitcode for `llc` (the optimized module itself
-/// when it has no runtime).
-fn share_stacks(bin: &Path, work: &Path, optimized: PathBuf, cpu: &str) -> Result<PathBuf, String> {
+/// Runs [`shared_stack::rewrite`] (if `share`) and [`device_scope::rewrite`]
+/// (if `device_scope`) on the optimized module and inlines the frame
+/// helpers; returns the bitcode for `llc` (the optimized module itself when
+/// nothing changed: no runtime).
+fn rewrite_ir(bin: &Path, work: &Path, optimized: PathBuf, cpu: &str, share: bool, device_scope: bool) -> Result<PathBuf, String> {
+    let verbose = std::env::var_os("GPU_LD_VERBOSE").is_some();
     let text = work.join("optimized.ll");
     run(&bin.join("llvm-dis"), &["-o".into(), text.clone().into(), optimized.clone().into()])?;
-    let ir = fs::read_to_string(&text).map_err(|e| format!("cannot read {}: {e}", text.display()))?;
-    let Some((shared, report)) = shared_stack::rewrite(&ir) else {
+    let mut ir = fs::read_to_string(&text).map_err(|e| format!("cannot read {}: {e}", text.display()))?;
+    let mut changed = false;
+    if share && let Some((shared, report)) = shared_stack::rewrite(&ir) {
+        if verbose {
+            eprintln!("gpu-nvptx-ld: shared stacks: {} frames, {} allocas moved", report.functions, report.allocas);
+        }
+        for why in &report.left_private {
+            // Rust emits neither dynamic allocas nor unsizable ones: say so if seen.
+            eprintln!("gpu-nvptx-ld: warning: frame left in private memory: {why}");
+        }
+        ir = shared;
+        changed = true;
+    }
+    if device_scope {
+        let (scoped, n) = device_scope::rewrite(&ir);
+        if verbose {
+            eprintln!("gpu-nvptx-ld: device scope: {n} atomics and fences");
+        }
+        ir = scoped;
+        changed = true;
+    }
+    if !changed {
         return Ok(optimized);
-    };
-    if std::env::var_os("GPU_LD_VERBOSE").is_some() {
-        eprintln!("gpu-nvptx-ld: shared stacks: {} frames, {} allocas moved", report.functions, report.allocas);
     }
-    for why in &report.left_private {
-        // Rust emits neither dynamic allocas nor unsizable ones: say so if seen.
-        eprintln!("gpu-nvptx-ld: warning: frame left in private memory: {why}");
-    }
-    let shared_ll = work.join("shared.ll");
-    fs::write(&shared_ll, shared).map_err(|e| e.to_string())?;
-    let out = work.join("shared.bc");
+    let rewritten = work.join("rewritten.ll");
+    fs::write(&rewritten, ir).map_err(|e| e.to_string())?;
+    let out = work.join("rewritten.bc");
     run(
         &bin.join("opt"),
-        &["-passes=always-inline".into(), format!("-mcpu={cpu}").into(), "-o".into(), out.clone().into(), shared_ll.into()],
+        &["-passes=always-inline".into(), format!("-mcpu={cpu}").into(), "-o".into(), out.clone().into(), rewritten.into()],
     )?;
     Ok(out)
 }

@@ -4,6 +4,8 @@
 use std::hint::black_box;
 use std::thread;
 
+// Endless on purpose: the stack must run out.
+#[allow(unconditional_recursion)]
 #[inline(never)]
 fn recurse(level: u64) -> u64 {
     let mut frame = [0u8; 512];

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The same benchmark programs linked different ways, on a GPU machine, from a
+# bench bundle made with AB_VARIANTS="private devscope" scripts/make-bench-bundle.sh:
+#   bash scripts/gpu-link-ab.sh [BUNDLE_DIR] [RESULTS_DIR] [ID...]
+# Variants: `default` (the bundle's own programs: shared stacks, system-scope
+# atomics) and each variant folder of the bundle (`private`: frames in private
+# memory; `devscope`: std atomics at device scope). For each benchmark ID
+# (default: those the variants were built for), runs every variant back to
+# back, each into RESULTS_DIR/<variant>/, so the JSON files compare.
+set -u
+B=${1:-gpu-bundle/bench}
+RES=${2:-${OUT:-.}/link-ab}
+shift $(( $# < 2 ? $# : 2 ))
+ARCH=${ARCH:-sm_90}
+WORK=${BENCH_WORK:-/tmp/gpu-link-ab}
+variants=(default)
+for d in "$B"/*/; do
+    v=$(basename "$d"); [ "$v" = cpu ] || [ "$v" = native-src ] && continue
+    ls "$d"/*-"$ARCH".ptx.gz >/dev/null 2>&1 && variants+=("$v")
+done
+ids=("$@")
+if [ ${#ids[@]} = 0 ]; then
+    for f in "$B/${variants[1]:-.}"/*-"$ARCH".ptx.gz; do ids+=("$(basename "$f" "-$ARCH.ptx.gz")"); done
+fi
+rm -rf "$WORK"
+export PATH=$PATH:/usr/local/cuda/bin
+for v in "${variants[@]}"; do
+    src=$B; [ "$v" = default ] || src=$B/$v
+    mkdir -p "$WORK/$v" "$RES/$v"
+    for id in "${ids[@]}"; do
+        gunzip -c "$src/$id-$ARCH.ptx.gz" > "$WORK/$v/$id-$ARCH.ptx" || continue
+        ( timeout 240 ptxas -arch="$ARCH" -O3 "$WORK/$v/$id-$ARCH.ptx" -o "$WORK/$v/$id-$ARCH.cubin" \
+            >"$WORK/$v/$id.ptxas.log" 2>&1 || rm -f "$WORK/$v/$id-$ARCH.cubin" ) &
+    done
+done
+wait
+echo "== variants: ${variants[*]}; benchmarks: ${ids[*]}"
+export GPURUN_COMMIT=${GPURUN_COMMIT:-$(cat "$B/COMMIT" 2>/dev/null || echo unknown)}
+for id in "${ids[@]}"; do
+    for v in "${variants[@]}"; do
+        echo "== $id ($v)"
+        timeout 120 "$B/gpurun" bench --only "$id" --programs "$WORK/$v" --out "$RES/$v" --timeout 60 2>&1 | tail -n 2
+    done
+done
+ls -l "$RES"/*

@@ -1,0 +1,90 @@
+//! Gives std's atomics device scope instead of system scope (opt-in:
+//! `GPU_NVPTX_DEVICE_SCOPE=1`; an experiment, off by default).
+//!
+//! LLVM gives every Rust atomic and fence on nvptx system scope (`.sys`):
+//! ordered with the host and peer devices, which costs more than ordering
+//! with the other warps of the GPU (`.gpu`). Only the host-call ring lives in
+//! memory the host reads while the kernel runs, and all its accesses are in
+//! `rt_common::ring` (its `send` and `call` are never inlined), so those
+//! functions keep system scope and everything else gets
+//! `syncscope("device")`.
+
+/// Functions whose (v0-mangled) name contains this keep system scope.
+pub const SYSTEM_SCOPE_MODULE: &str = "9rt_common4ring";
+
+const ORDERINGS: [&str; 6] = ["unordered", "monotonic", "acquire", "release", "acq_rel", "seq_cst"];
+
+/// Rewrites module `ir`; returns it and the number of instructions changed.
+pub fn rewrite(ir: &str) -> (String, usize) {
+    let mut out = String::with_capacity(ir.len() + ir.len() / 16);
+    let mut keep_system = false;
+    let mut changed = 0;
+    for line in ir.split_inclusive('\n') {
+        if line.starts_with("define ") {
+            keep_system = line.contains(SYSTEM_SCOPE_MODULE);
+        }
+        match (keep_system, scoped(line)) {
+            (false, Some(new)) => {
+                out.push_str(&new);
+                changed += 1;
+            }
+            _ => out.push_str(line),
+        }
+    }
+    (out, changed)
+}
+
+/// The line with `syncscope("device")` before its ordering, if it is an
+/// atomic instruction or fence without a scope.
+fn scoped(line: &str) -> Option<String> {
+    let t = line.trim_start();
+    let atomic = t.starts_with("fence ")
+        || t.starts_with("store atomic ")
+        || t.contains(" = load atomic ")
+        || t.contains(" = atomicrmw ")
+        || t.contains(" = cmpxchg ");
+    if !atomic || t.contains("syncscope(") {
+        return None;
+    }
+    let at = ORDERINGS
+        .iter()
+        .filter_map(|o| {
+            line.match_indices(&format!(" {o}")).find(|(i, m)| {
+                matches!(line[i + m.len()..].chars().next(), Some(',' | ' ' | '\n') | None)
+            })
+        })
+        .map(|(i, _)| i)
+        .min()?;
+    Some(format!("{} syncscope(\"device\"){}", &line[..at], &line[at..]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scopes_every_atomic_but_the_rings() {
+        let ir = "define void @f(ptr %p, ptr %acquire) {\n\
+                  %a = load atomic i64, ptr %p acquire, align 8\n\
+                  store atomic i32 1, ptr %acquire release, align 4\n\
+                  %b = atomicrmw add ptr %p, i64 1 monotonic, align 8\n\
+                  %c = cmpxchg weak ptr %p, i64 0, i64 1 acq_rel monotonic, align 8\n\
+                  fence seq_cst\n\
+                  %d = load atomic i64, ptr %p syncscope(\"block\") monotonic, align 8\n\
+                  %e = load i64, ptr %p, align 8\n\
+                  ret void\n}\n\
+                  define void @_RNvNtCs1_9rt_common4ring4send(ptr %p) {\n\
+                  %a = load atomic i64, ptr %p monotonic, align 8\n\
+                  ret void\n}\n";
+        let (out, n) = rewrite(ir);
+        assert_eq!(n, 5);
+        assert!(out.contains("%a = load atomic i64, ptr %p syncscope(\"device\") acquire, align 8\n"), "{out}");
+        assert!(out.contains("store atomic i32 1, ptr %acquire syncscope(\"device\") release, align 4\n"), "{out}");
+        assert!(out.contains("%b = atomicrmw add ptr %p, i64 1 syncscope(\"device\") monotonic, align 8\n"));
+        assert!(out.contains("%c = cmpxchg weak ptr %p, i64 0, i64 1 syncscope(\"device\") acq_rel monotonic, align 8\n"));
+        assert!(out.contains("fence syncscope(\"device\") seq_cst\n"));
+        assert!(out.contains("syncscope(\"block\") monotonic"), "an explicit scope stays");
+        assert!(out.contains("%e = load i64, ptr %p, align 8\n"));
+        assert!(out.ends_with("define void @_RNvNtCs1_9rt_common4ring4send(ptr %p) {\n%a = load atomic i64, ptr %p monotonic, align 8\nret void\n}\n"));
+    }
+}
