@@ -2,6 +2,9 @@
 # The same benchmark programs linked different ways, on a GPU machine, from a
 # bench bundle made with AB_VARIANTS="private devscope" scripts/make-bench-bundle.sh:
 #   bash scripts/gpu-link-ab.sh [BUNDLE_DIR] [RESULTS_DIR] [ID...]
+# RESULTS_DIR (default $OUT/link-ab, else ./link-ab) gets a summary table
+# (summary.txt: p50 or throughput per row and variant, ratio to default) and
+# every JSON file in results.tar.gz.
 # Variants: `default` (the bundle's own programs: shared stacks, system-scope
 # atomics) and each variant folder of the bundle (`private`: frames in private
 # memory; `devscope`: std atomics at device scope). For each benchmark ID
@@ -9,10 +12,11 @@
 # back, each into RESULTS_DIR/<variant>/, so the JSON files compare.
 set -u
 B=${1:-gpu-bundle/bench}
-RES=${2:-${OUT:-.}/link-ab}
+DEST=${2:-${OUT:-.}/link-ab}
 shift $(( $# < 2 ? $# : 2 ))
 ARCH=${ARCH:-sm_90}
 WORK=${BENCH_WORK:-/tmp/gpu-link-ab}
+RES=$WORK/results
 variants=(default)
 for d in "$B"/*/; do
     v=$(basename "$d"); [ "$v" = cpu ] || [ "$v" = native-src ] && continue
@@ -42,4 +46,33 @@ for id in "${ids[@]}"; do
         timeout 120 "$B/gpurun" bench --only "$id" --programs "$WORK/$v" --out "$RES/$v" --timeout 60 2>&1 | tail -n 2
     done
 done
-ls -l "$RES"/*
+mkdir -p "$DEST"
+tar czf "$DEST/results.tar.gz" -C "$RES" .
+python3 - "$RES" "${variants[@]}" <<'PY' | tee "$DEST/summary.txt"
+import glob, json, os, sys
+res, variants = sys.argv[1], sys.argv[2:]
+rows = {}
+for v in variants:
+    for f in glob.glob(os.path.join(res, v, "*.json")):
+        for r in json.load(open(f)):
+            if r.get("backend") != "nvidia" or r.get("status") != "measured":
+                continue
+            metric, value = ("p50", r["p50"]) if "p50" in r else ("value", r.get("value"))
+            key = (r["benchmark"], r.get("variant", ""), metric, r.get("unit", ""))
+            rows.setdefault(key, {})[v] = value
+print("%-44s %-6s %s" % ("benchmark / row", "metric", "  ".join("%14s" % v for v in variants)))
+for key in sorted(rows):
+    vals = rows[key]
+    base = vals.get("default")
+    cells = []
+    for v in variants:
+        x = vals.get(v)
+        if x is None:
+            cells.append("%14s" % "-")
+        elif v != "default" and base:
+            cells.append("%8.4g (x%.2f)" % (x, x / base))
+        else:
+            cells.append("%14.4g" % x)
+    name = key[0] + (" " + key[1] if key[1] else "")
+    print("%-44s %-6s %s  %s" % (name[:44], key[2], "  ".join(cells), key[3]))
+PY
