@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The same benchmark programs linked different ways, on a GPU machine, from a
-# bench bundle made with AB_VARIANTS="private devscope" scripts/make-bench-bundle.sh:
+# bench bundle made with AB_VARIANTS="private sysscope" scripts/make-bench-bundle.sh:
 #   bash scripts/gpu-link-ab.sh [BUNDLE_DIR] [RESULTS_DIR] [ID...]
 # RESULTS_DIR (default $OUT/link-ab, else ./link-ab) gets a summary table
 # (summary.txt: p50 or throughput per row and variant, ratio to default) and
 # every JSON file in results.tar.gz.
-# Variants: `default` (the bundle's own programs: shared stacks, system-scope
+# Variants: `default` (the bundle's own programs: shared stacks, device-scope
 # atomics) and each variant folder of the bundle (`private`: frames in private
-# memory; `devscope`: std atomics at device scope). For each benchmark ID
+# memory; `sysscope`: std atomics at system scope). For each benchmark ID
 # (default: those the variants were built for), runs every variant back to
 # back, each into RESULTS_DIR/<variant>/, so the JSON files compare.
 set -u

@@ -204,8 +204,8 @@ fn wait_host<H: Hal>(wait: &AtomicU32, max_sleep_ns: u32, mut done: impl FnMut()
 
 /// Sends one packet; returns its ticket. Waits while the ring is full.
 ///
-/// Never inlined: with `GPU_NVPTX_DEVICE_SCOPE=1` the nvptx linker keeps
-/// system scope for the atomics of this module's functions only.
+/// Never inlined: the nvptx linker gives std's atomics device scope but
+/// keeps system scope for this module's functions (the ring is host memory).
 #[inline(never)]
 pub fn send<H: Hal, M: RingMem>(
     m: &M,

@@ -119,32 +119,52 @@ pub fn inspect_amd(syms: &str, notes: &str, disasm: &str, r: &mut CodeObjectRepo
     r.undefined = undefined;
 }
 
-/// The PTX functions (and kernels) that still declare a private `.local`
-/// frame (`__local_depot`). With shared stacks only the kernel entry (the
-/// lane's stack pointer pair) and the overflow handler may.
-pub fn ptx_private_frames(ptx: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut current: Option<String> = None;
-    for line in ptx.lines() {
+/// The PTX functions and kernels of `ptx`, each with the text of its body
+/// (up to the next declaration).
+fn ptx_functions(ptx: &str) -> Vec<(String, &str)> {
+    let mut starts: Vec<(String, usize)> = Vec::new();
+    let mut offset = 0;
+    for line in ptx.split_inclusive('\n') {
         let t = line.trim_start();
         let decl = [".visible .entry ", ".entry ", ".visible .func ", ".weak .func ", ".func "]
             .iter()
             .find_map(|p| t.strip_prefix(p));
-        if let Some(rest) = decl {
+        // Prototypes (`.extern .func`) and declarations end with `;`.
+        if let Some(rest) = decl.filter(|_| !t.trim_end().ends_with(';')) {
             // `.func (.param .b64 func_retval0) name(`: skip the return value.
             let rest = match rest.trim_start().strip_prefix('(') {
                 Some(r) => r.split_once(')').map_or("", |(_, after)| after),
                 None => rest,
             };
             let name: String = rest.trim_start().chars().take_while(|c| !matches!(c, '(' | ' ' | ';')).collect();
-            current = Some(name);
-        } else if t.starts_with(".local ") && t.contains("__local_depot")
-            && let Some(name) = current.take()
-        {
-            out.push(name);
+            starts.push((name, offset));
         }
+        offset += line.len();
     }
-    out
+    let ends: Vec<usize> = starts.iter().skip(1).map(|s| s.1).chain([ptx.len()]).collect();
+    starts.into_iter().zip(ends).map(|((name, from), to)| (name, &ptx[from..to])).collect()
+}
+
+/// The PTX functions (and kernels) that still declare a private `.local`
+/// frame (`__local_depot`). With shared stacks only the kernel entry (the
+/// lane's stack pointer pair) and the overflow handler may.
+pub fn ptx_private_frames(ptx: &str) -> Vec<String> {
+    ptx_functions(ptx)
+        .into_iter()
+        .filter(|(_, body)| body.lines().any(|l| l.trim_start().starts_with(".local ") && l.contains("__local_depot")))
+        .map(|(name, _)| name)
+        .collect()
+}
+
+/// The PTX functions with a system-scope memory access (`ld`/`st`/`atom`/`red`
+/// `.sys`, not fences). With device-scope atomics only the host-call ring's
+/// functions may have one.
+pub fn ptx_system_scope_accesses(ptx: &str) -> Vec<String> {
+    let is_sys_access = |l: &str| {
+        let op = l.split_whitespace().next().unwrap_or("");
+        ["ld.", "st.", "atom.", "red."].iter().any(|p| op.starts_with(p)) && op.split('.').any(|part| part == "sys")
+    };
+    ptx_functions(ptx).into_iter().filter(|(_, body)| body.lines().any(is_sys_access)).map(|(name, _)| name).collect()
 }
 
 #[cfg(test)]
@@ -171,6 +191,14 @@ mod tests {
 }
 ";
         assert_eq!(ptx_private_frames(ptx), vec!["__gpu_start".to_string(), "g".to_string()]);
+    }
+
+    #[test]
+    fn finds_functions_with_system_scope_accesses() {
+        let ptx = ".extern .func (.param .b32 r) memcmp;\n.func a(\n)\n{\n\tfence.acq_rel.sys;\n\tld.relaxed.gpu.b64 %rd1, [x];\n}\n\
+                   .func b(\n)\n{\n\tatom.relaxed.sys.global.add.u64 %rd1, [x], 1;\n}\n\
+                   .func c(\n)\n{\n\tst.relaxed.sys.b32 [x], 1;\n}\n";
+        assert_eq!(ptx_system_scope_accesses(ptx), vec!["b".to_string(), "c".to_string()]);
     }
 
     #[test]

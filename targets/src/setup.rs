@@ -95,8 +95,11 @@ fn stamp(paths: &Paths, channel: &str, base: &Path) -> Result<String, String> {
     let patch = fs::read(&paths.std_patch)
         .map_err(|e| format!("cannot read the std patch {}: {e}", paths.std_patch.display()))?;
     h.update(&patch);
-    for name in RUNTIME_CRATES {
-        for file in files_under(&paths.repo.join(name).join("src")).map_err(|e| e.to_string())? {
+    // The nvptx linker's sources too: cargo does not relink when the linker
+    // changes, but a new stamp drops the std builds, so everything relinks.
+    let dirs = RUNTIME_CRATES.iter().map(|n| paths.repo.join(n).join("src")).chain([paths.repo.join("targets/nvptx-linker/src")]);
+    for dir in dirs {
+        for file in files_under(&dir).map_err(|e| e.to_string())? {
             h.update(file.as_os_str().as_encoded_bytes());
             h.update(fs::read(&file).map_err(|e| e.to_string())?);
         }

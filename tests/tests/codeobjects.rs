@@ -46,6 +46,10 @@ fn assert_frames_shared(ptx: &str, example: &str) {
     assert!(private.contains(&"__gpu_start".to_string()), "{example}: the kernel's own frame (the stack pointer pair) is gone");
     assert!(ptx.contains(" __gpu_shared_stacks = 1;"), "{example}: no shared-stacks marker for the launcher");
     assert!(ptx.contains("[__gpu_stack_slot]"), "{example}: no frame reads the stack slot");
+    // Device-scope atomics: system scope is left to the host-call ring.
+    let sys = codecheck::ptx_system_scope_accesses(ptx);
+    assert!(!sys.is_empty(), "{example}: the ring's host-memory accesses lost system scope");
+    assert!(sys.iter().all(|f| f.contains("9rt_common4ring")), "{example}: system-scope accesses outside the ring: {sys:?}");
 }
 
 #[test]

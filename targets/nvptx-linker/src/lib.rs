@@ -42,6 +42,9 @@ pub struct LinkArgs {
     /// `--private-stacks`: keep stack frames in private `.local` memory
     /// (see [`shared_stack`]); also `GPU_NVPTX_PRIVATE_STACKS=1`.
     pub private_stacks: bool,
+    /// `--system-scope`: leave std's atomics at system scope (see
+    /// [`device_scope`]); also `GPU_NVPTX_SYSTEM_SCOPE=1`.
+    pub system_scope: bool,
     /// Flags we do not use, reported with `GPU_LD_VERBOSE=1`.
     pub ignored: Vec<String>,
 }
@@ -60,6 +63,7 @@ pub fn parse_args(args: &[OsString]) -> Result<LinkArgs, String> {
                 out.max_registers = Some(n.parse().map_err(|_| format!("--max-registers needs a number, not `{n}`"))?);
             }
             "--private-stacks" => out.private_stacks = true,
+            "--system-scope" => out.system_scope = true,
             // Library search paths: every input comes as a full path.
             "-L" => {
                 value("-L")?;
@@ -174,7 +178,7 @@ pub fn link(args: &LinkArgs) -> Result<(), String> {
     )?;
     let flag = |name: &str| std::env::var(name).is_ok_and(|v| v == "1");
     let private = args.private_stacks || flag("GPU_NVPTX_PRIVATE_STACKS");
-    let device_scope = flag("GPU_NVPTX_DEVICE_SCOPE");
+    let device_scope = !(args.system_scope || flag("GPU_NVPTX_SYSTEM_SCOPE"));
     let for_llc = if private && !device_scope {
         optimized
     } else {
@@ -260,7 +264,7 @@ mod tests {
     fn parses_rustc_llbc_command_lines() {
         let a = parse_args(&os(&[
             "--export-symbol", "k", "a.o", "libstd.rlib", "--target", "nvptx64-nvidia-cuda", "--target-cpu", "sm_90",
-            "-L", "/x/raw-dylibs", "-o", "out.ptx", "-O3", "--debug", "--max-registers=40", "--private-stacks",
+            "-L", "/x/raw-dylibs", "-o", "out.ptx", "-O3", "--debug", "--max-registers=40", "--private-stacks", "--system-scope",
         ]))
         .unwrap();
         assert_eq!(a.exports, vec!["k"]);
@@ -270,7 +274,7 @@ mod tests {
         assert_eq!(a.opt_level.as_deref(), Some("3"));
         assert_eq!(a.ignored, vec!["--debug"]);
         assert_eq!(a.max_registers, Some(40));
-        assert!(a.private_stacks);
+        assert!(a.private_stacks && a.system_scope);
     }
 
     #[test]
