@@ -6,7 +6,9 @@
 //! that does this (`llvm-bitcode-linker`) cannot be had here, so this is our
 //! own, made of llvm-tools: unpack the archives, `llvm-link` all bitcode,
 //! `opt` (internalize everything but the exports and the kernel entry, then
-//! optimize), `llc` to PTX.
+//! optimize), two rewrites of the optimized IR ([`shared_stack`]: frames in
+//! global memory; [`device_scope`]: atomics at device scope), `llc` to PTX,
+//! and PTX repairs ([`ptx_fixup`]).
 use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
