@@ -84,10 +84,14 @@ pub struct KernelInfo {
     pub registers: Option<u32>,
     /// Fixed local/private bytes per lane, where known.
     pub local_bytes: Option<u64>,
-    /// The code keeps its stack frames in global memory (NVIDIA code linked
-    /// with shared stacks: it defines `__gpu_shared_stacks`), so the launch
-    /// must give it `LaunchBlock::stacks`.
+    /// The code keeps its stack frames in global memory (code linked by
+    /// `gpu-ld` with shared stacks: it defines `__gpu_shared_stacks`), so the
+    /// launch must give it `LaunchBlock::stacks`.
     pub shared_stacks: bool,
+    /// Lanes of each warp that run frames and so get a stack in
+    /// `LaunchBlock::stacks` (`Hal::PARALLEL_LANES`): every lane on NVIDIA,
+    /// the leader only on AMD.
+    pub stack_lanes: u32,
 }
 
 /// Host memory the device can address (CUDA mapped pinned memory, HIP

@@ -156,7 +156,7 @@ pub fn execute(
     // launched warp, extra warps included (they check the launch block).
     let stacks = if kernel.shared_stacks {
         let warps = u64::from(plan.grid) * u64::from(plan.block_warps);
-        let bytes = warps * warp_stacks_bytes(opts.stack_size, plan.lanes);
+        let bytes = warps * warp_stacks_bytes(opts.stack_size, kernel.stack_lanes.max(1));
         backend.alloc(usize::try_from(bytes).unwrap_or(usize::MAX))?
     } else {
         0

@@ -146,7 +146,7 @@ fn build(dir: &Path, args: &RunArgs) -> anyhow::Result<PathBuf> {
         Some(a) => a.clone(),
         None => device_arch(args.device)?,
     };
-    // gpurun links nvptx itself when called `gpu-nvptx-ld` (main.rs).
+    // gpurun links nvptx itself when called `gpu-ld` (main.rs).
     let linker = std::env::current_exe().context("locating gpurun")?;
     gpu_targets::build_crate(dir, &arch, true, args.bin.as_deref(), &linker).map_err(|e| {
         Failure { code: exit::CODE_OBJECT, message: format!("building {} for {arch} failed: {e}", dir.display()) }

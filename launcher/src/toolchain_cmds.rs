@@ -11,7 +11,7 @@ fn log(line: &str) {
     eprintln!("gpurun: {line}");
 }
 
-/// gpurun itself: it links nvptx when called `gpu-nvptx-ld` (see main.rs).
+/// gpurun itself: it links nvptx when called `gpu-ld` (see main.rs).
 fn self_exe() -> anyhow::Result<PathBuf> {
     std::env::current_exe().context("locating gpurun")
 }

@@ -139,4 +139,10 @@ unsafe impl<const WAVE: u32> Hal for AmdHal<WAVE> {
     /// Nothing: a sleeping wave wakes by itself (`s_sleep` is bounded).
     #[inline(always)]
     fn wake(_index: u32) {}
+    /// Frames live in global memory (shared stacks): switch the leader
+    /// lane's stack pointer and limit to `stack` for the call.
+    unsafe fn call_on_stack(entry: rt_common::threads::Entry, data: *mut u8, stack: *mut u8, len: usize) {
+        // SAFETY: the trait's contract.
+        unsafe { crate::stack::call_on_stack(entry, data, stack, len) }
+    }
 }

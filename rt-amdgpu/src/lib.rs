@@ -1,7 +1,7 @@
 //! The AMD (amdgcn) side of the GPU threads runtime: [`hal::Wave64`] and
 //! [`hal::Wave32`] (`s_sleep`, `s_memrealtime`, wave64 on gfx9xx, wave32 on
-//! gfx10+), the kernel entry `__gpu_start` (`start.rs`) and the
-//! `__gpu_std_*` functions. Empty on other architectures, so the host
+//! gfx10+), the kernel entry `__gpu_start` (`start.rs`), the shared-stack
+//! slot and overflow handler (`stack.rs`) and the `__gpu_std_*` functions. Empty on other architectures, so the host
 //! workspace still builds it.
 //!
 //! The wave size is not a Rust `cfg` (rustc exposes no amdgpu target
@@ -12,15 +12,6 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![cfg_attr(target_arch = "amdgpu", feature(abi_gpu_kernel, link_llvm_intrinsics, stdarch_amdgpu))]
 #![cfg_attr(target_arch = "amdgpu", allow(internal_features))]
-
-#[cfg(target_arch = "amdgpu")]
-pub mod hal;
-#[cfg(target_arch = "amdgpu")]
-mod start;
-
-/// The program's runtime state (one per program: one persistent launch).
-#[cfg(target_arch = "amdgpu")]
-pub static RUNTIME: rt_common::Runtime = rt_common::Runtime::new();
 
 /// Evaluates `$e` with `$H` = the HAL of this target's wave size.
 #[cfg(target_arch = "amdgpu")]
@@ -35,6 +26,17 @@ macro_rules! with_amd_hal {
         }
     };
 }
+
+#[cfg(target_arch = "amdgpu")]
+pub mod hal;
+#[cfg(target_arch = "amdgpu")]
+pub mod stack;
+#[cfg(target_arch = "amdgpu")]
+mod start;
+
+/// The program's runtime state (one per program: one persistent launch).
+#[cfg(target_arch = "amdgpu")]
+pub static RUNTIME: rt_common::Runtime = rt_common::Runtime::new();
 
 #[cfg(target_arch = "amdgpu")]
 rt_common::define_gpu_std_abi!(&crate::RUNTIME, with_amd_hal);

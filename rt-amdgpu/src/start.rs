@@ -1,10 +1,15 @@
 //! The kernel entry: every lane of every wavefront starts here.
 
+use core::mem::MaybeUninit;
+
 use rt_common::protocol::LaunchBlock;
+use rt_common::stack::{FALLBACK_STACK_WORDS, StackPair, enter_kernel};
+use rt_common::hal::out_of_line;
 use rt_common::{Hal, start::warp_main};
 
 use crate::RUNTIME;
 use crate::hal::{Wave32, Wave64};
+use crate::stack::__gpu_stack_slot;
 
 unsafe extern "C" {
     /// The C `main` rustc generates for a `bin` crate (std's args come from
@@ -12,9 +17,43 @@ unsafe extern "C" {
     fn main(argc: i32, argv: *const *const u8) -> i32;
 }
 
-/// The kernel the launcher starts (`protocol::KERNEL_ENTRY`). Lane 0 of each
-/// wave runs the runtime ([`warp_main`]); the branch masks the other lanes
-/// off (`EXEC`), so they issue nothing until the wave ends.
+/// The kernel the launcher starts (`protocol::KERNEL_ENTRY`). It sets up the
+/// lane's stack (frames live in global memory: `rt_common::stack`) and runs
+/// [`start_wave`]. The linker does not move the kernel's own frame, so it
+/// holds only the lane's stack pointer pair (and a fallback stack); the rest
+/// runs in `start_wave`, which is never inlined here (called through
+/// `rt_common::hal::out_of_line`: rustc ignores `#[inline(never)]` on amdgpu).
+///
+/// # Safety
+/// Launched by the launcher with a valid launch block, 1-D grid, workgroups
+/// of `block_warps` whole waves.
+#[unsafe(no_mangle)]
+pub unsafe extern "gpu-kernel" fn __gpu_start(launch: *const LaunchBlock) {
+    let mut pair: StackPair = [0; 2];
+    // Not zeroed: it is a stack (zeroing would cost every lane 2 KiB of stores).
+    let mut fallback = MaybeUninit::<[u64; FALLBACK_STACK_WORDS]>::uninit();
+    // Folded to a constant for the target CPU: one arm remains.
+    if core::arch::amdgpu::wavefrontsize() == 64 {
+        // SAFETY: at kernel start, before any function with a moved frame;
+        // both live until this function returns. Then the kernel's contract.
+        unsafe {
+            enter_kernel::<Wave64>(&__gpu_stack_slot, &mut pair, &mut fallback, launch);
+            out_of_line(start_wave::<Wave64> as unsafe fn(_))(launch);
+        }
+    } else {
+        // SAFETY: as above.
+        unsafe {
+            enter_kernel::<Wave32>(&__gpu_stack_slot, &mut pair, &mut fallback, launch);
+            out_of_line(start_wave::<Wave32> as unsafe fn(_))(launch);
+        }
+    }
+    // The pair and fallback stack are used through `__gpu_stack_slot` until
+    // here: keep them (and their stores) alive.
+    core::hint::black_box((&mut pair, &mut fallback));
+}
+
+/// Lane 0 of each wave runs the runtime ([`warp_main`]); the branch masks
+/// the other lanes off (`EXEC`), so they issue nothing until the wave ends.
 ///
 /// Lane-parallel work (`gpu_lanes::for_each_lane`) therefore runs on lane 0
 /// only here (`Hal::PARALLEL_LANES` = 1): a wave's lanes share one program
@@ -23,24 +62,9 @@ unsafe extern "C" {
 /// call, or whole-wave mode) is future work.
 ///
 /// # Safety
-/// Launched by the launcher with a valid launch block, 1-D grid, workgroups
-/// of `block_warps` whole waves.
-#[unsafe(no_mangle)]
-pub unsafe extern "gpu-kernel" fn __gpu_start(launch: *const LaunchBlock) {
-    // Folded to a constant for the target CPU: one arm remains.
-    if core::arch::amdgpu::wavefrontsize() == 64 {
-        // SAFETY: the kernel's contract.
-        unsafe { start::<Wave64>(launch) }
-    } else {
-        // SAFETY: the kernel's contract.
-        unsafe { start::<Wave32>(launch) }
-    }
-}
-
-/// # Safety
-/// As for [`__gpu_start`].
-#[inline(always)]
-unsafe fn start<H: Hal>(launch: *const LaunchBlock) {
+/// As [`__gpu_start`], after the lane's stack is set up.
+#[inline(never)]
+unsafe fn start_wave<H: Hal>(launch: *const LaunchBlock) {
     if H::lane_id() == 0 {
         // SAFETY: once per wave on its leader lane, with the kernel's launch
         // block and the program's runtime; `main` is the program's C main.

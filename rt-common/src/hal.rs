@@ -90,6 +90,21 @@ pub unsafe trait Hal: 'static {
     fn wake(index: u32);
 }
 
+/// `f`, hidden from the optimizer on amdgpu, so a call through it is never
+/// inlined (elsewhere `f` itself). rustc drops `#[inline(never)]` on amdgpu,
+/// and a few boundaries must hold: the host-call ring's accesses stay in the
+/// ring's own functions (the GPU linker keeps system scope there only), and
+/// the kernel's own frame holds nothing but the stack pointer pair (the
+/// linker moves every other frame). Pass a function *pointer* (`fn` type),
+/// not a function item, whose type would name the callee.
+#[inline(always)]
+pub fn out_of_line<F: Copy>(f: F) -> F {
+    #[cfg(target_arch = "amdgpu")]
+    return core::hint::black_box(f);
+    #[cfg(not(target_arch = "amdgpu"))]
+    f
+}
+
 /// Nanoseconds for `ticks` of `H`'s clock.
 #[inline]
 pub fn ticks_to_ns<H: Hal>(ticks: u64) -> u64 {

@@ -13,7 +13,7 @@ use core::mem::offset_of;
 use core::ptr;
 
 use crate::backoff::Backoff;
-use crate::hal::Hal;
+use crate::hal::{Hal, out_of_line};
 use crate::primitive::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use crate::protocol::{
     FLAG_MORE, FLAG_REPLY, OP_WRITE, RING_MAGIC, RING_PAYLOAD_BYTES, RING_SLOT_BYTES,
@@ -203,11 +203,16 @@ fn wait_host<H: Hal>(wait: &AtomicU32, max_sleep_ns: u32, mut done: impl FnMut()
 }
 
 /// Sends one packet; returns its ticket. Waits while the ring is full.
-///
-/// Never inlined: the nvptx linker gives std's atomics device scope but
-/// keeps system scope for this module's functions (the ring is host memory).
+pub fn send<H: Hal, M: RingMem>(m: &M, wait: &AtomicU32, max_sleep_ns: u32, packet: &Packet, payload: &[u8]) -> u64 {
+    let send: fn(&M, &AtomicU32, u32, &Packet, &[u8]) -> u64 = send_packet::<H, M>;
+    out_of_line(send)(m, wait, max_sleep_ns, packet, payload)
+}
+
+/// [`send`]. Never inlined: the GPU linker gives std's atomics device scope
+/// but keeps system scope for this module's functions (the ring is host
+/// memory), so the ring's accesses must stay in them (see [`out_of_line`]).
 #[inline(never)]
-pub fn send<H: Hal, M: RingMem>(
+fn send_packet<H: Hal, M: RingMem>(
     m: &M,
     wait: &AtomicU32,
     max_sleep_ns: u32,
@@ -230,10 +235,15 @@ pub fn send<H: Hal, M: RingMem>(
 }
 
 /// Sends a [`FLAG_REPLY`] packet and waits for the host's reply, then frees
-/// the slot (the device owns it once the reply is in). Never inlined (see
-/// [`send`]).
+/// the slot (the device owns it once the reply is in).
+pub fn call<H: Hal, M: RingMem>(m: &M, wait: &AtomicU32, max_sleep_ns: u32, packet: &Packet, payload: &[u8]) {
+    let call: fn(&M, &AtomicU32, u32, &Packet, &[u8]) = call_host::<H, M>;
+    out_of_line(call)(m, wait, max_sleep_ns, packet, payload)
+}
+
+/// [`call`]. Never inlined (see [`send_packet`]).
 #[inline(never)]
-pub fn call<H: Hal, M: RingMem>(
+fn call_host<H: Hal, M: RingMem>(
     m: &M,
     wait: &AtomicU32,
     max_sleep_ns: u32,
@@ -244,7 +254,7 @@ pub fn call<H: Hal, M: RingMem>(
         flags: packet.flags | FLAG_REPLY,
         ..*packet
     };
-    let t = send::<H, M>(m, wait, max_sleep_ns, &p, payload);
+    let t = send_packet::<H, M>(m, wait, max_sleep_ns, &p, payload);
     let i = (t & (m.capacity() - 1)) as usize;
     // Relaxed + acquire fence: the host's reply writes are visible after.
     wait_host::<H>(wait, max_sleep_ns, || m.reply_seq(i).load(Relaxed) == t + 1);

@@ -1,20 +1,115 @@
-//! Thread stacks in global memory: what the vendor crates need to report a
-//! stack overflow.
+//! Thread stacks in global memory: what the vendor crates share.
 //!
-//! On NVIDIA the nvptx linker moves every function's frame from private
-//! `.local` memory to a per-lane stack in global memory (see
-//! `targets/nvptx-linker/src/shared_stack.rs`), so a pointer to a local is
-//! valid in every thread. Each frame checks the lane's limit; below it, the
-//! vendor's overflow handler lowers the limit into the lane's reserve
+//! The GPU linker (`targets/gpu-linker/src/shared_stack.rs`, which states the
+//! contract) moves every function's frame from private memory (NVIDIA
+//! `.local`, AMD scratch) to a per-lane stack in global memory, so a pointer
+//! to a local is valid in every thread. Each frame checks the lane's limit;
+//! below it, the vendor's overflow handler ([`overflow_on_slot`]) lowers the
+//! limit into the lane's reserve
 //! ([`STACK_RESERVE_BYTES`](crate::protocol::STACK_RESERVE_BYTES)) and calls
 //! [`overflow`], which reports like std and aborts.
+//!
+//! The lane's current stack pointer and limit are a [`StackPair`] in the
+//! kernel's own private frame. Its generic (flat) address is the same in
+//! every lane (each lane's private window maps it to its own memory), so one
+//! global, the vendor crate's `__gpu_stack_slot`, tells every rewritten
+//! function where its lane's pair is.
 use core::fmt::Write;
+use core::mem::MaybeUninit;
+use core::sync::atomic::{AtomicPtr, Ordering::Relaxed};
 
 use crate::hal::Hal;
 use crate::lanes::abort_with;
-use crate::protocol::LANE_STACK_BYTES;
+use crate::protocol::{ABI_VERSION, LANE_STACK_BYTES, LAUNCH_MAGIC, LaunchBlock, STACK_RESERVE_BYTES, lane_stack};
 use crate::runtime::Runtime;
 use crate::start::Msg;
+use crate::threads::Entry;
+
+/// A lane's `[stack pointer, limit]`: frames must stay at or above the limit.
+/// Bit 0 of the limit is set once the lane is reporting an overflow.
+pub type StackPair = [u64; 2];
+
+/// Words of the per-lane fallback stack in the kernel frame, used when the
+/// launch has no stacks region (a launcher that does not know shared
+/// stacks) and by lanes that run no frames: enough to check the launch
+/// block and report the mismatch.
+pub const FALLBACK_STACK_WORDS: usize = 256;
+
+/// `(bottom, bytes)` of the calling lane's region of `LaunchBlock::stacks`,
+/// if the launch has one and the lane runs frames (lane ids below
+/// [`Hal::PARALLEL_LANES`]; on AMD only the leader).
+fn lane_region<H: Hal>(launch: *const LaunchBlock) -> Option<(u64, u64)> {
+    // SAFETY: the launch block is valid for the program (or null).
+    let lb = unsafe { launch.as_ref() }?;
+    let lane = H::lane_id();
+    if lb.magic != LAUNCH_MAGIC || lb.version != ABI_VERSION || lb.stacks == 0 || lane >= H::PARALLEL_LANES {
+        return None;
+    }
+    let warp = H::thread_index(lb.block_warps.max(1));
+    let (offset, bytes) = lane_stack(lb.stack_size, H::PARALLEL_LANES, warp, lane);
+    Some((lb.stacks + offset, bytes))
+}
+
+/// Points the calling lane's `pair` at its stack: its region of
+/// `LaunchBlock::stacks`, or `fallback` (private) when there is none, and
+/// publishes `pair`'s address in `slot` for the rewritten functions.
+///
+/// # Safety
+/// Called at kernel start by every lane, before any rewritten function,
+/// with `pair` and `fallback` in the kernel's frame (alive until it
+/// returns); `launch` is the kernel's launch block or null; `slot` is the
+/// vendor's `__gpu_stack_slot`.
+#[inline(always)]
+pub unsafe fn enter_kernel<H: Hal>(
+    slot: &AtomicPtr<StackPair>,
+    pair: &mut StackPair,
+    fallback: &mut MaybeUninit<[u64; FALLBACK_STACK_WORDS]>,
+    launch: *const LaunchBlock,
+) {
+    let fallback_bytes = (FALLBACK_STACK_WORDS * 8) as u64;
+    let (bottom, bytes) = lane_region::<H>(launch).unwrap_or((fallback.as_mut_ptr() as u64, fallback_bytes));
+    let reserve = STACK_RESERVE_BYTES.min(bytes / 2);
+    *pair = [bottom + bytes, bottom + reserve];
+    // Every lane stores the same address; each lane's later loads see it.
+    slot.store(pair, Relaxed);
+}
+
+/// The body of the vendor's `__gpu_stack_overflow`, which the linker's
+/// frames call when a frame would go below the limit (it is not rewritten
+/// itself): moves the limit into the reserve (once) so the report can run,
+/// then reports and aborts. A second overflow, in the report, calls `trap`.
+pub fn overflow_on_slot<H: Hal>(rt: &Runtime, slot: &AtomicPtr<StackPair>, trap: fn() -> !) -> ! {
+    let pair = slot.load(Relaxed);
+    // SAFETY: the rewritten caller just read this lane's pair through the
+    // same address; only this lane uses it.
+    let pair = unsafe { &mut *pair };
+    if pair[1] & 1 != 0 {
+        // The report itself overflowed the reserve: stop without it.
+        trap()
+    }
+    pair[1] = (pair[1] - STACK_RESERVE_BYTES.min(pair[1])) | 1;
+    overflow::<H>(rt)
+}
+
+/// `Hal::call_on_stack` where frames live in global memory: swaps the
+/// lane's pair (through `slot`) to `stack` for the call.
+///
+/// # Safety
+/// As `Hal::call_on_stack`; called on a lane whose pair is set up
+/// ([`enter_kernel`]) with the vendor's `__gpu_stack_slot`.
+pub unsafe fn call_on_stack(slot: &AtomicPtr<StackPair>, entry: Entry, data: *mut u8, stack: *mut u8, len: usize) {
+    let pair = slot.load(Relaxed);
+    // SAFETY: this lane's pair (set at kernel start); only this lane uses it.
+    let saved = unsafe { *pair };
+    let bottom = stack as u64;
+    let reserve = STACK_RESERVE_BYTES.min(len as u64 / 2);
+    // SAFETY: as above.
+    unsafe { *pair = [bottom + len as u64, bottom + reserve] };
+    // SAFETY: the caller's contract.
+    unsafe { entry(data) };
+    // SAFETY: as above; the frames above ours are gone.
+    unsafe { *pair = saved };
+}
 
 /// What a stack overflow on lane `lane` of the calling thread prints.
 pub(crate) fn overflow_message(msg: &mut Msg, name: &[u8], lane: u32) {

@@ -9,7 +9,8 @@ use core::mem::MaybeUninit;
 
 use crate::RUNTIME;
 use crate::hal::NvHal;
-use crate::stack::{FALLBACK_STACK_WORDS, StackPair, enter_kernel};
+use crate::stack::__gpu_stack_slot;
+use rt_common::stack::{FALLBACK_STACK_WORDS, StackPair, enter_kernel};
 
 unsafe extern "C" {
     /// The C `main` rustc generates for a `bin` crate (std's args come from
@@ -18,7 +19,7 @@ unsafe extern "C" {
 }
 
 /// The kernel the launcher starts (`protocol::KERNEL_ENTRY`). It sets up
-/// the lane's stack (frames live in global memory: `crate::stack`) and runs
+/// the lane's stack (frames live in global memory: `rt_common::stack`) and runs
 /// [`start_lane`]. The linker does not move the kernel's own frame, so it
 /// holds only the lane's stack pointer pair (and a fallback stack); the
 /// rest runs in `start_lane`, which is never inlined here.
@@ -33,7 +34,7 @@ pub unsafe extern "ptx-kernel" fn __gpu_start(launch: *const LaunchBlock) {
     let mut fallback = MaybeUninit::<[u64; FALLBACK_STACK_WORDS]>::uninit();
     // SAFETY: at kernel start, before any function with a moved frame;
     // both live until this function returns.
-    unsafe { enter_kernel(&mut pair, &mut fallback, launch) };
+    unsafe { enter_kernel::<NvHal>(&__gpu_stack_slot, &mut pair, &mut fallback, launch) };
     // SAFETY: the launcher's contract, passed on.
     unsafe { start_lane(launch) };
     // The pair and fallback stack are used through `__gpu_stack_slot` until

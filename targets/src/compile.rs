@@ -44,9 +44,7 @@ pub fn cargo_command(paths: &Paths, arch: &Arch, opts: &Options, manifest: &Path
     clean_env(&mut cmd);
     cmd.env("RUSTFLAGS", format!("-Ctarget-cpu={}", arch.name))
         .env("GPU_TOOLCHAIN", &paths.toolchain);
-    if arch.vendor == Vendor::Nvidia {
-        cmd.env(linker_var, paths.nvptx_linker());
-    }
+    cmd.env(linker_var, paths.gpu_linker());
     cmd
 }
 
@@ -70,8 +68,8 @@ pub fn build(paths: &Paths, dir: &Path, arch: &Arch, opts: &Options, log: &mut d
     if !manifest.exists() {
         return Err(format!("{} is not a crate: it has no Cargo.toml", dir.display()));
     }
-    if arch.vendor == Vendor::Nvidia && !paths.nvptx_linker().exists() {
-        return Err(format!("the nvptx linker {} is missing: run `gpurun setup`", paths.nvptx_linker().display()));
+    if !paths.gpu_linker().exists() {
+        return Err(format!("the GPU linker {} is missing: run `gpurun setup`", paths.gpu_linker().display()));
     }
     check_sysroot(paths)?;
     let target_dir = opts.target_dir.clone().unwrap_or_else(|| dir.join("target/gpu").join(&arch.name));

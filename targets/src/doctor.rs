@@ -62,7 +62,7 @@ pub fn toolchain_checks(paths: &Paths) -> Vec<Check> {
     );
     add(
         "nvptx linker",
-        if paths.nvptx_linker().exists() { Ok(paths.nvptx_linker().display().to_string()) } else { Err("not installed: run `gpurun setup`".into()) },
+        if paths.gpu_linker().exists() { Ok(paths.gpu_linker().display().to_string()) } else { Err("not installed: run `gpurun setup`".into()) },
     );
     checks
 }

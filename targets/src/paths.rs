@@ -43,7 +43,7 @@ impl Paths {
     }
 
     /// The nvptx linker `setup` installs into the made toolchain.
-    pub fn nvptx_linker(&self) -> PathBuf {
-        self.toolchain.join("bin/gpu-nvptx-ld")
+    pub fn gpu_linker(&self) -> PathBuf {
+        self.toolchain.join("bin/gpu-ld")
     }
 }

@@ -97,7 +97,7 @@ fn stamp(paths: &Paths, channel: &str, base: &Path) -> Result<String, String> {
     h.update(&patch);
     // The nvptx linker's sources too: cargo does not relink when the linker
     // changes, but a new stamp drops the std builds, so everything relinks.
-    let dirs = RUNTIME_CRATES.iter().map(|n| paths.repo.join(n).join("src")).chain([paths.repo.join("targets/nvptx-linker/src")]);
+    let dirs = RUNTIME_CRATES.iter().map(|n| paths.repo.join(n).join("src")).chain([paths.repo.join("targets/gpu-linker/src")]);
     for dir in dirs {
         for file in files_under(&dir).map_err(|e| e.to_string())? {
             h.update(file.as_os_str().as_encoded_bytes());
@@ -208,11 +208,11 @@ fn copy_runtime_crate(from: &Path, to: &Path, name: &str) -> Result<(), String> 
     patch::replace_file(&to.join("Cargo.toml"), manifest.as_bytes())
 }
 
-/// Installs `exe` as the made toolchain's nvptx linker (`gpu-nvptx-ld`)
+/// Installs `exe` as the made toolchain's nvptx linker (`gpu-ld`)
 /// unless the same build is already there. `exe` is `gpurun` itself, which
-/// acts as the linker when called by that name, or the `gpu-nvptx-ld` binary.
+/// acts as the linker when called by that name, or the `gpu-ld` binary.
 pub fn install_linker(paths: &Paths, exe: &Path) -> Result<bool, String> {
-    let dst = paths.nvptx_linker();
+    let dst = paths.gpu_linker();
     let meta = |p: &Path| fs::metadata(p).ok().map(|m| (m.len(), m.modified().ok()));
     if meta(&dst).is_some() && meta(&dst) == meta(exe) {
         return Ok(false);

@@ -5,7 +5,7 @@ use e2e_tests::{build_example, llvm_bin, toolchain};
 use gpu_targets::{codecheck, Arch};
 use std::path::Path;
 
-const LINKER: &str = env!("CARGO_BIN_EXE_gpu-nvptx-ld");
+const LINKER: &str = env!("CARGO_BIN_EXE_gpu-ld");
 
 fn check(example: &str, arch: &str) {
     let paths = toolchain(Path::new(LINKER));

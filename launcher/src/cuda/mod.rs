@@ -280,6 +280,8 @@ impl Backend for CudaBackend {
             max_block_threads: fattr(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)? as u32,
             registers: Some(fattr(CU_FUNC_ATTRIBUTE_NUM_REGS)? as u32),
             local_bytes: Some(fattr(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)? as u64),
+            // Every lane runs frames (lane-parallel work: rt-nvptx's start.rs).
+            stack_lanes: 32,
         })
     }
 

@@ -12,7 +12,7 @@ use std::ptr;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use rt_common::protocol::KERNEL_ENTRY;
+use rt_common::protocol::{KERNEL_ENTRY, SHARED_STACKS_SYMBOL};
 
 use crate::backend::{Backend, BackendError, DeviceInfo, KernelInfo, MappedBuf, Vendor, paren, stack_refused};
 use crate::codeobj::amdgpu::{TargetId, check_compatible};
@@ -213,6 +213,16 @@ impl HipBackend {
         })
     }
 
+    /// Whether the loaded `module` defines the global `name`.
+    fn defines_global(&self, module: hipModule_t, name: &str) -> bool {
+        let name = CString::new(name).expect("no NUL in a symbol name");
+        let (mut ptr, mut bytes) = (hipDeviceptr_t(ptr::null_mut()), 0usize);
+        // SAFETY: `module` is loaded; valid out-pointers; a missing global
+        // is an error result (hipErrorNotFound).
+        let e = unsafe { (self.api.hipModuleGetGlobal)(&mut ptr, &mut bytes, module, name.as_ptr()) };
+        e.0 == hipSuccess
+    }
+
     fn func_attr(&self, f: hipFunction_t, a: c_int) -> Option<i32> {
         let mut v = 0;
         // SAFETY: valid out-pointer; `f` is a function of the loaded module.
@@ -305,9 +315,9 @@ impl Backend for HipBackend {
                 .func_attr(func, HIP_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)
                 .map(|l| l as u64)
                 .or(amd.private_segment_size.map(u64::from)),
-            // AMD frames stay in private (scratch) memory: the amdgcn link
-            // has no shared-stack pass yet.
-            shared_stacks: false,
+            shared_stacks: self.defines_global(module, SHARED_STACKS_SYMBOL),
+            // Only a wave's leader lane runs frames (rt-amdgpu's start.rs).
+            stack_lanes: 1,
         })
     }
 

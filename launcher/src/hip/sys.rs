@@ -133,6 +133,7 @@ hip_api! {
     required fn hipDeviceSynchronize() -> hipError_t;
     required fn hipModuleLoadData(module: *mut hipModule_t, image: *const c_void) -> hipError_t;
     required fn hipModuleGetFunction(function: *mut hipFunction_t, module: hipModule_t, name: *const c_char) -> hipError_t;
+    required fn hipModuleGetGlobal(dptr: *mut hipDeviceptr_t, bytes: *mut usize, module: hipModule_t, name: *const c_char) -> hipError_t;
     required fn hipModuleUnload(module: hipModule_t) -> hipError_t;
     required fn hipModuleLaunchKernel(
         f: hipFunction_t, gx: c_uint, gy: c_uint, gz: c_uint, bx: c_uint, by: c_uint, bz: c_uint,

@@ -110,7 +110,7 @@ impl Backend for FakeBackend {
         &self.info
     }
     fn load(&mut self, _code: &CodeObject, _stack: u64) -> Result<KernelInfo, BackendError> {
-        Ok(KernelInfo { lanes: 32, max_block_threads: 1024, registers: Some(40), local_bytes: None, shared_stacks: false })
+        Ok(KernelInfo { lanes: 32, max_block_threads: 1024, registers: Some(40), local_bytes: None, shared_stacks: false, stack_lanes: 32 })
     }
     fn occupancy(&mut self, block_threads: u32) -> Result<u32, BackendError> {
         Ok(256 / block_threads) // 8 warps per CU, 16 in all

@@ -1,14 +1,18 @@
-//! An nvptx linker for rustc's `llbc` linker flavor.
+//! `gpu-ld`: the GPU linker for rustc's `llbc` linker flavor, for nvptx64
+//! and amdgcn.
 //!
-//! rustc hands an nvptx link to "the bitcode linker" with
-//! `--export-symbol NAME`, bitcode `.o` files, `.rlib` archives of bitcode,
-//! `--target`, `--target-cpu`, `-O<n>` and `-o out.ptx`. The rustup component
-//! that does this (`llvm-bitcode-linker`) cannot be had here, so this is our
-//! own, made of llvm-tools: unpack the archives, `llvm-link` all bitcode,
-//! `opt` (internalize everything but the exports and the kernel entry, then
-//! optimize), two rewrites of the optimized IR ([`shared_stack`]: frames in
-//! global memory; [`device_scope`]: atomics at device scope), `llc` to PTX,
-//! and PTX repairs ([`ptx_fixup`]).
+//! rustc hands the link to "the bitcode linker" with `--export-symbol NAME`,
+//! bitcode `.o` files, `.rlib` archives of bitcode, `--target`,
+//! `--target-cpu`, `-O<n>` and `-o OUT`. The rustup component that does this
+//! (`llvm-bitcode-linker`) cannot be had here and links nvptx only, so this
+//! is our own, made of llvm-tools: unpack the archives, `llvm-link` all
+//! bitcode, `opt` (internalize everything but the exports and the kernel
+//! entry, then optimize), two rewrites of the optimized IR
+//! ([`shared_stack`]: frames in global memory; [`device_scope`]: atomics at
+//! device scope), then
+//! - nvptx64: `llc` to PTX and PTX repairs ([`ptx_fixup`]);
+//! - amdgcn: `llc` to an object and `rust-lld -flavor gnu -shared` to the
+//!   code object (an ELF shared object, as the HIP runtime loads).
 use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -31,21 +35,63 @@ pub const ALWAYS_EXPORTED: &[&str] = &["__gpu_start", shared_stack::SLOT_SYMBOL,
 /// `-C link-arg`) or `GPU_NVPTX_MAX_REGISTERS=N` changes it; 0 = no cap.
 pub const DEFAULT_MAX_REGISTERS: u32 = 64;
 
+/// What the link is for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Target {
+    /// `nvptx64-nvidia-cuda`: PTX out.
+    #[default]
+    Nvptx,
+    /// `amdgcn-amd-amdhsa`: an AMDGPU code object (ELF) out.
+    Amdgcn,
+}
+
+impl Target {
+    /// The calling-convention keyword of kernels in LLVM IR.
+    pub fn kernel_keyword(self) -> &'static str {
+        match self {
+            Target::Nvptx => " ptx_kernel ",
+            Target::Amdgcn => " amdgpu_kernel ",
+        }
+    }
+    /// The address space of `alloca`s (the data layout's `A`), if not 0.
+    pub fn alloca_space(self) -> Option<&'static str> {
+        match self {
+            Target::Nvptx => None,
+            Target::Amdgcn => Some("5"),
+        }
+    }
+    /// LLVM's name for the scope of all threads of one GPU.
+    pub fn device_scope(self) -> &'static str {
+        match self {
+            Target::Nvptx => "device",
+            Target::Amdgcn => "agent",
+        }
+    }
+    /// The CPU when rustc names none.
+    fn default_cpu(self) -> &'static str {
+        match self {
+            Target::Nvptx => "sm_70",
+            Target::Amdgcn => "gfx90a",
+        }
+    }
+}
+
 /// A parsed linker command line.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct LinkArgs {
+    pub target: Target,
     pub inputs: Vec<PathBuf>,
     pub exports: Vec<String>,
     pub output: Option<PathBuf>,
     pub target_cpu: Option<String>,
     pub opt_level: Option<String>,
-    /// `--max-registers N`: the kernel's register cap (0 = none).
+    /// `--max-registers N`: the nvptx kernel's register cap (0 = none).
     pub max_registers: Option<u32>,
-    /// `--private-stacks`: keep stack frames in private `.local` memory
-    /// (see [`shared_stack`]); also `GPU_NVPTX_PRIVATE_STACKS=1`.
+    /// `--private-stacks`: keep stack frames in private memory (see
+    /// [`shared_stack`]); also `GPU_PRIVATE_STACKS=1`.
     pub private_stacks: bool,
     /// `--system-scope`: leave std's atomics at system scope (see
-    /// [`device_scope`]); also `GPU_NVPTX_SYSTEM_SCOPE=1`.
+    /// [`device_scope`]); also `GPU_SYSTEM_SCOPE=1`.
     pub system_scope: bool,
     /// Flags we do not use, reported with `GPU_LD_VERBOSE=1`.
     pub ignored: Vec<String>,
@@ -72,9 +118,13 @@ pub fn parse_args(args: &[OsString]) -> Result<LinkArgs, String> {
             }
             "--target" => {
                 let t = value("--target")?;
-                if !t.starts_with("nvptx64") {
-                    return Err(format!("this linker links nvptx64 only, not {t}"));
-                }
+                out.target = if t.starts_with("nvptx64") {
+                    Target::Nvptx
+                } else if t.starts_with("amdgcn") {
+                    Target::Amdgcn
+                } else {
+                    return Err(format!("this linker links nvptx64 and amdgcn only, not {t}"));
+                };
             }
             a if a.starts_with("-O") && a.len() == 3 => out.opt_level = Some(a[2..].to_string()),
             a if a.starts_with('-') => out.ignored.push(a.to_string()),
@@ -87,12 +137,12 @@ pub fn parse_args(args: &[OsString]) -> Result<LinkArgs, String> {
     Ok(out)
 }
 
-/// Entry point of the `gpu-nvptx-ld` binary; returns the exit code.
+/// Entry point of the `gpu-ld` binary; returns the exit code.
 pub fn main_with_args(args: Vec<OsString>) -> i32 {
     match parse_args(&args).and_then(|a| link(&a)) {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("gpu-nvptx-ld: error: {e}");
+            eprintln!("gpu-ld: error: {e}");
             1
         }
     }
@@ -114,7 +164,7 @@ fn llvm_bin() -> Result<PathBuf, String> {
 
 fn run(tool: &Path, args: &[OsString]) -> Result<(), String> {
     if std::env::var_os("GPU_LD_VERBOSE").is_some() {
-        eprintln!("gpu-nvptx-ld: {} {}", tool.display(), args.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>().join(" "));
+        eprintln!("gpu-ld: {} {}", tool.display(), args.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>().join(" "));
     }
     let out = Command::new(tool).args(args).output().map_err(|e| format!("cannot run {}: {e}", tool.display()))?;
     if !out.status.success() {
@@ -130,7 +180,7 @@ fn is_bitcode(bytes: &[u8]) -> bool {
 pub fn link(args: &LinkArgs) -> Result<(), String> {
     let output = args.output.as_ref().expect("checked by parse_args");
     if std::env::var_os("GPU_LD_VERBOSE").is_some() {
-        eprintln!("gpu-nvptx-ld: ignoring {:?}", args.ignored);
+        eprintln!("gpu-ld: ignoring {:?}", args.ignored);
     }
     let bin = llvm_bin()?;
     let work = output.with_extension("gpu-ld");
@@ -166,7 +216,7 @@ pub fn link(args: &LinkArgs) -> Result<(), String> {
     let opt_level = args.opt_level.as_deref().unwrap_or("3");
     let opt_level = if opt_level == "0" { "1" } else { opt_level };
     let optimized = work.join("optimized.bc");
-    let cpu = args.target_cpu.clone().unwrap_or_else(|| "sm_70".into());
+    let cpu = args.target_cpu.clone().unwrap_or_else(|| args.target.default_cpu().into());
     run(
         &bin.join("opt"),
         &[
@@ -179,21 +229,63 @@ pub fn link(args: &LinkArgs) -> Result<(), String> {
         ],
     )?;
     let flag = |name: &str| std::env::var(name).is_ok_and(|v| v == "1");
-    let private = args.private_stacks || flag("GPU_NVPTX_PRIVATE_STACKS");
-    let device_scope = !(args.system_scope || flag("GPU_NVPTX_SYSTEM_SCOPE"));
+    let private = args.private_stacks || flag("GPU_PRIVATE_STACKS");
+    let device_scope = !(args.system_scope || flag("GPU_SYSTEM_SCOPE"));
     let for_llc = if private && !device_scope {
         optimized
     } else {
-        rewrite_ir(&bin, &work, optimized, &cpu, !private, device_scope)?
+        rewrite_ir(&bin, &work, optimized, &cpu, args.target, !private, device_scope)?
     };
+    match args.target {
+        Target::Nvptx => emit_ptx(&bin, &work, for_llc, &cpu, opt_level, args.max_registers, output)?,
+        Target::Amdgcn => emit_amdgpu_code_object(&bin, &work, for_llc, &cpu, opt_level, output)?,
+    }
+    // `GPU_LD_KEEP=1` keeps the intermediate bitcode and PTX for inspection.
+    if std::env::var_os("GPU_LD_KEEP").is_none() {
+        let _ = fs::remove_dir_all(&work);
+    }
+    Ok(())
+}
+
+/// amdgcn: `llc` to an object, `rust-lld` to a shared object (what the HIP
+/// runtime loads; rustc's own amdgcn link does the same).
+fn emit_amdgpu_code_object(bin: &Path, work: &Path, bitcode: PathBuf, cpu: &str, opt_level: &str, output: &Path) -> Result<(), String> {
+    let object = work.join("out.o");
+    run(
+        &bin.join("llc"),
+        &[
+            "-filetype=obj".into(),
+            format!("-mcpu={cpu}").into(),
+            format!("-O{}", opt_level.min("3")).into(),
+            "-o".into(),
+            object.clone().into(),
+            bitcode.into(),
+        ],
+    )?;
+    run(
+        &bin.join("rust-lld"),
+        &["-flavor".into(), "gnu".into(), "-shared".into(), "--no-undefined".into(), "-o".into(), output.into(), object.into()],
+    )
+}
+
+/// nvptx64: `llc` to PTX, the PTX repairs and the kernel's register cap.
+fn emit_ptx(
+    bin: &Path,
+    work: &Path,
+    bitcode: PathBuf,
+    cpu: &str,
+    opt_level: &str,
+    max_registers: Option<u32>,
+    output: &Path,
+) -> Result<(), String> {
     let raw_ptx = work.join("out.ptx");
     run(
         &bin.join("llc"),
-        &[format!("-mcpu={cpu}").into(), format!("-O{}", opt_level.min("3")).into(), "-o".into(), raw_ptx.clone().into(), for_llc.into()],
+        &[format!("-mcpu={cpu}").into(), format!("-O{}", opt_level.min("3")).into(), "-o".into(), raw_ptx.clone().into(), bitcode.into()],
     )?;
     let ptx = fs::read_to_string(&raw_ptx).map_err(|e| format!("cannot read {}: {e}", raw_ptx.display()))?;
     let (mut ptx, _fixed) = ptx_fixup::fix_local_cas(&ptx);
-    let regs = match (args.max_registers, std::env::var("GPU_NVPTX_MAX_REGISTERS")) {
+    let regs = match (max_registers, std::env::var("GPU_NVPTX_MAX_REGISTERS")) {
         (Some(n), _) => n,
         (None, Ok(v)) => v.trim().parse().map_err(|_| format!("GPU_NVPTX_MAX_REGISTERS must be a number, not `{v}`"))?,
         (None, Err(_)) => DEFAULT_MAX_REGISTERS,
@@ -204,39 +296,42 @@ pub fn link(args: &LinkArgs) -> Result<(), String> {
             ptx = capped;
         }
     }
-    fs::write(output, ptx).map_err(|e| format!("cannot write {}: {e}", output.display()))?;
-    // `GPU_LD_KEEP=1` keeps the intermediate bitcode and PTX for inspection.
-    if std::env::var_os("GPU_LD_KEEP").is_none() {
-        let _ = fs::remove_dir_all(&work);
-    }
-    Ok(())
+    fs::write(output, ptx).map_err(|e| format!("cannot write {}: {e}", output.display()))
 }
 
 /// Runs [`shared_stack::rewrite`] (if `share`) and [`device_scope::rewrite`]
 /// (if `device_scope`) on the optimized module and inlines the frame
 /// helpers; returns the bitcode for `llc` (the optimized module itself when
 /// nothing changed: no runtime).
-fn rewrite_ir(bin: &Path, work: &Path, optimized: PathBuf, cpu: &str, share: bool, device_scope: bool) -> Result<PathBuf, String> {
+fn rewrite_ir(
+    bin: &Path,
+    work: &Path,
+    optimized: PathBuf,
+    cpu: &str,
+    target: Target,
+    share: bool,
+    device_scope: bool,
+) -> Result<PathBuf, String> {
     let verbose = std::env::var_os("GPU_LD_VERBOSE").is_some();
     let text = work.join("optimized.ll");
     run(&bin.join("llvm-dis"), &["-o".into(), text.clone().into(), optimized.clone().into()])?;
     let mut ir = fs::read_to_string(&text).map_err(|e| format!("cannot read {}: {e}", text.display()))?;
     let mut changed = false;
-    if share && let Some((shared, report)) = shared_stack::rewrite(&ir) {
+    if share && let Some((shared, report)) = shared_stack::rewrite(&ir, target) {
         if verbose {
-            eprintln!("gpu-nvptx-ld: shared stacks: {} frames, {} allocas moved", report.functions, report.allocas);
+            eprintln!("gpu-ld: shared stacks: {} frames, {} allocas moved", report.functions, report.allocas);
         }
         for why in &report.left_private {
             // Rust emits neither dynamic allocas nor unsizable ones: say so if seen.
-            eprintln!("gpu-nvptx-ld: warning: frame left in private memory: {why}");
+            eprintln!("gpu-ld: warning: frame left in private memory: {why}");
         }
         ir = shared;
         changed = true;
     }
     if device_scope {
-        let (scoped, n) = device_scope::rewrite(&ir);
+        let (scoped, n) = device_scope::rewrite(&ir, target);
         if verbose {
-            eprintln!("gpu-nvptx-ld: device scope: {n} atomics and fences");
+            eprintln!("gpu-ld: device scope: {n} atomics and fences");
         }
         ir = scoped;
         changed = true;
@@ -281,7 +376,9 @@ mod tests {
 
     #[test]
     fn refuses_other_targets_and_missing_output() {
-        assert!(parse_args(&os(&["--target", "amdgcn-amd-amdhsa", "-o", "x"])).unwrap_err().contains("nvptx64"));
+        assert!(parse_args(&os(&["--target", "x86_64-unknown-linux-gnu", "-o", "x"])).unwrap_err().contains("nvptx64 and amdgcn"));
+        let amd = parse_args(&os(&["--target", "amdgcn-amd-amdhsa", "--target-cpu", "gfx942", "-o", "x.elf"])).unwrap();
+        assert_eq!((amd.target, amd.target_cpu.as_deref()), (Target::Amdgcn, Some("gfx942")));
         assert!(parse_args(&os(&["a.o"])).unwrap_err().contains("-o"));
     }
 }

@@ -1,5 +1,5 @@
 //! Gives std's atomics device scope instead of system scope (the default;
-//! `GPU_NVPTX_SYSTEM_SCOPE=1` or `-C link-arg=--system-scope` turns it off).
+//! `GPU_SYSTEM_SCOPE=1` or `-C link-arg=--system-scope` turns it off).
 //!
 //! LLVM gives every Rust atomic and fence on nvptx system scope (`.sys`):
 //! ordered with the host and peer devices, which costs more than ordering
@@ -9,16 +9,22 @@
 //! A GPU program's threads are all on one GPU; only the host-call ring lives in
 //! memory the host reads while the kernel runs, and all its accesses are in
 //! `rt_common::ring` (its `send` and `call` are never inlined), so those
-//! functions keep system scope and everything else gets
-//! `syncscope("device")`.
+//! functions keep system scope and everything else gets the device scope:
+//! `syncscope("device")` on nvptx, `syncscope("agent")` on amdgcn, where a
+//! system-scope release also writes back the L2 cache (`buffer_wbl2` on
+//! gfx90a) and an acquire invalidates it (LLVM's AMDGPU memory model).
 
 /// Functions whose (v0-mangled) name contains this keep system scope.
 pub const SYSTEM_SCOPE_MODULE: &str = "9rt_common4ring";
 
+use crate::Target;
+
 const ORDERINGS: [&str; 6] = ["unordered", "monotonic", "acquire", "release", "acq_rel", "seq_cst"];
 
-/// Rewrites module `ir`; returns it and the number of instructions changed.
-pub fn rewrite(ir: &str) -> (String, usize) {
+/// Rewrites module `ir` for `target`; returns it and the number of
+/// instructions changed.
+pub fn rewrite(ir: &str, target: Target) -> (String, usize) {
+    let scope = format!(" syncscope(\"{}\")", target.device_scope());
     let mut out = String::with_capacity(ir.len() + ir.len() / 16);
     let mut keep_system = false;
     let mut changed = 0;
@@ -26,7 +32,7 @@ pub fn rewrite(ir: &str) -> (String, usize) {
         if line.starts_with("define ") {
             keep_system = line.contains(SYSTEM_SCOPE_MODULE);
         }
-        match (keep_system, scoped(line)) {
+        match (keep_system, scoped(line, &scope)) {
             (false, Some(new)) => {
                 out.push_str(&new);
                 changed += 1;
@@ -37,9 +43,9 @@ pub fn rewrite(ir: &str) -> (String, usize) {
     (out, changed)
 }
 
-/// The line with `syncscope("device")` before its ordering, if it is an
-/// atomic instruction or fence without a scope.
-fn scoped(line: &str) -> Option<String> {
+/// The line with `scope` before its ordering, if it is an atomic
+/// instruction or fence without a scope.
+fn scoped(line: &str, scope: &str) -> Option<String> {
     let t = line.trim_start();
     let atomic = t.starts_with("fence ")
         || t.starts_with("store atomic ")
@@ -58,7 +64,7 @@ fn scoped(line: &str) -> Option<String> {
         })
         .map(|(i, _)| i)
         .min()?;
-    Some(format!("{} syncscope(\"device\"){}", &line[..at], &line[at..]))
+    Some(format!("{}{scope}{}", &line[..at], &line[at..]))
 }
 
 #[cfg(test)]
@@ -79,7 +85,7 @@ mod tests {
                   define void @_RNvNtCs1_9rt_common4ring4send(ptr %p) {\n\
                   %a = load atomic i64, ptr %p monotonic, align 8\n\
                   ret void\n}\n";
-        let (out, n) = rewrite(ir);
+        let (out, n) = rewrite(ir, Target::Nvptx);
         assert_eq!(n, 5);
         assert!(out.contains("%a = load atomic i64, ptr %p syncscope(\"device\") acquire, align 8\n"), "{out}");
         assert!(out.contains("store atomic i32 1, ptr %acquire syncscope(\"device\") release, align 4\n"), "{out}");
@@ -89,5 +95,10 @@ mod tests {
         assert!(out.contains("syncscope(\"block\") monotonic"), "an explicit scope stays");
         assert!(out.contains("%e = load i64, ptr %p, align 8\n"));
         assert!(out.ends_with("define void @_RNvNtCs1_9rt_common4ring4send(ptr %p) {\n%a = load atomic i64, ptr %p monotonic, align 8\nret void\n}\n"));
+        // AMD's device scope is the agent.
+        let (out, n) = rewrite(ir, Target::Amdgcn);
+        assert_eq!(n, 5);
+        assert!(out.contains("fence syncscope(\"agent\") seq_cst\n"));
+        assert!(out.contains("%b = atomicrmw add ptr %p, i64 1 syncscope(\"agent\") monotonic, align 8\n"));
     }
 }

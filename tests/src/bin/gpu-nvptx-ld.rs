@@ -1,4 +1,0 @@
-//! The nvptx linker, built by this package so its tests can install it.
-fn main() {
-    std::process::exit(nvptx_linker::main_with_args(std::env::args_os().skip(1).collect()));
-}
