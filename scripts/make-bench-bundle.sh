@@ -10,8 +10,8 @@
 #   <variant>/<id>-<arch>.ptx.gz  with AB_VARIANTS="private sysscope": the programs
 #                           AB_IDS (default: AB_DEFAULT_IDS below) linked another way, for
 #                           scripts/gpu-link-ab.sh: private = frames in private memory
-#                           (GPU_NVPTX_PRIVATE_STACKS=1), sysscope = std atomics left at
-#                           system scope (GPU_NVPTX_SYSTEM_SCOPE=1)
+#                           (GPU_PRIVATE_STACKS=1), sysscope = std atomics left at
+#                           system scope (GPU_SYSTEM_SCOPE=1)
 # Usage: scripts/make-bench-bundle.sh [ARCH...]   (default: sm_90)
 # Run it after scripts/make-gpu-bundle.sh, which empties gpu-bundle/.
 set -euo pipefail
@@ -32,8 +32,8 @@ for arch in "${archs[@]}"; do
         for variant in ${AB_VARIANTS:-}; do
             case " ${AB_IDS:-$AB_DEFAULT_IDS} " in *" $id "*) ;; *) continue;; esac
             case $variant in
-                private) flag=GPU_NVPTX_PRIVATE_STACKS;;
-                sysscope) flag=GPU_NVPTX_SYSTEM_SCOPE;;
+                private) flag=GPU_PRIVATE_STACKS;;
+                sysscope) flag=GPU_SYSTEM_SCOPE;;
                 *) echo "unknown AB variant $variant" >&2; exit 2;;
             esac
             # The linker's choice does not change cargo's fingerprint: touch

@@ -156,7 +156,7 @@ fn parse_ring_slots(s: &str) -> Result<u32, String> {
 }
 
 fn main() -> ExitCode {
-    // The patched toolchain's nvptx linker is this binary under another name
+    // The patched toolchain's GPU linker (gpu-ld) is this binary under another name
     // (`gpurun setup` installs it), so there is one program to build and ship.
     let argv0 = std::env::args_os().next().unwrap_or_default();
     if std::path::Path::new(&argv0).file_name().is_some_and(|n| n == "gpu-ld") {

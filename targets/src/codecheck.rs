@@ -48,7 +48,7 @@ impl CodeObjectReport {
     }
 }
 
-fn tool_output(bin: &Path, tool: &str, args: &[&str], file: &Path) -> Result<String, String> {
+pub fn tool_output(bin: &Path, tool: &str, args: &[&str], file: &Path) -> Result<String, String> {
     let out = Command::new(bin.join(tool))
         .args(args)
         .arg(file)
@@ -167,6 +167,47 @@ pub fn ptx_system_scope_accesses(ptx: &str) -> Vec<String> {
     ptx_functions(ptx).into_iter().filter(|(_, body)| body.lines().any(is_sys_access)).map(|(name, _)| name).collect()
 }
 
+/// The functions of an AMDGPU disassembly (`llvm-objdump -d`), each with
+/// the text of its body.
+pub fn amd_functions(disasm: &str) -> Vec<(String, &str)> {
+    let mut starts: Vec<(String, usize)> = Vec::new();
+    let mut offset = 0;
+    for line in disasm.split_inclusive('\n') {
+        // `0000000000001000 <name>:`
+        let t = line.trim_end();
+        if let Some((addr, rest)) = t.split_once(" <")
+            && addr.chars().all(|c| c.is_ascii_hexdigit())
+            && let Some(name) = rest.strip_suffix(">:")
+        {
+            starts.push((name.to_string(), offset));
+        }
+        offset += line.len();
+    }
+    let ends: Vec<usize> = starts.iter().skip(1).map(|s| s.1).chain([disasm.len()]).collect();
+    starts.into_iter().zip(ends).map(|((name, from), to)| (name, &disasm[from..to])).collect()
+}
+
+/// The AMDGPU functions with system-scope cache maintenance: what LLVM emits
+/// for system-scope acquires and releases on gfx90a (`buffer_invl2`,
+/// `buffer_wbl2`) and gfx942 (the same with both `sc0` and `sc1`; agent
+/// scope sets only `sc1`). With device-scope atomics only the host-call
+/// ring's functions may have it.
+pub fn amd_system_scope_functions(disasm: &str) -> Vec<String> {
+    let is_system = |l: &str| {
+        let code = l.split("//").next().unwrap_or("");
+        let mut words = code.split_whitespace().skip_while(|w| !w.starts_with("buffer_"));
+        let Some(op) = words.next() else { return false };
+        let rest: Vec<&str> = words.collect();
+        let both_sc = rest.contains(&"sc0") && rest.contains(&"sc1");
+        match op {
+            "buffer_wbl2" | "buffer_invl2" => rest.is_empty() || both_sc,
+            "buffer_inv" => both_sc,
+            _ => false,
+        }
+    };
+    amd_functions(disasm).into_iter().filter(|(_, body)| body.lines().any(is_system)).map(|(name, _)| name).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,6 +240,17 @@ mod tests {
                    .func b(\n)\n{\n\tatom.relaxed.sys.global.add.u64 %rd1, [x], 1;\n}\n\
                    .func c(\n)\n{\n\tst.relaxed.sys.b32 [x], 1;\n}\n";
         assert_eq!(ptx_system_scope_accesses(ptx), vec!["b".to_string(), "c".to_string()]);
+    }
+
+    #[test]
+    fn finds_amd_functions_with_system_scope_cache_maintenance() {
+        let d = "hello.elf:\tfile format elf64-amdgpu\n\nDisassembly of section .text:\n\n\
+                 0000000000001000 <a>:\n\ts_waitcnt vmcnt(0)                                         // 000000001000: BF8C0F70\n\
+                 \tbuffer_wbl2                                                // 000000001004: E0A00000 00000000\n\n\
+                 0000000000001100 <b>:\n\tbuffer_wbinvl1_vol\n\tbuffer_wbl2 sc1\n\tbuffer_inv sc1\n\n\
+                 0000000000001200 <c>:\n\tbuffer_inv sc0 sc1\n";
+        assert_eq!(amd_functions(d).iter().map(|f| f.0.as_str()).collect::<Vec<_>>(), ["a", "b", "c"]);
+        assert_eq!(amd_system_scope_functions(d), vec!["a".to_string(), "c".to_string()]);
     }
 
     #[test]

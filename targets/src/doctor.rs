@@ -61,7 +61,7 @@ pub fn toolchain_checks(paths: &Paths) -> Vec<Check> {
         },
     );
     add(
-        "nvptx linker",
+        "GPU linker (gpu-ld)",
         if paths.gpu_linker().exists() { Ok(paths.gpu_linker().display().to_string()) } else { Err("not installed: run `gpurun setup`".into()) },
     );
     checks

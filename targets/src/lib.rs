@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 /// `sm_90`, ...) and returns the path of the built code object
 /// (an AMDGPU ELF `.elf` or a PTX `.ptx` file); with several `bin` targets,
 /// `bin` names one. Makes the toolchain first if it is missing or stale, and
-/// installs `linker` (a binary that links nvptx when called `gpu-ld`).
+/// installs `linker` (a binary that links GPU code when called `gpu-ld`).
 pub fn build_crate(dir: &Path, arch: &str, release: bool, bin: Option<&str>, linker: &Path) -> Result<PathBuf, String> {
     let paths = Paths::from_env();
     let arch = Arch::parse(arch)?;

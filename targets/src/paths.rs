@@ -42,7 +42,7 @@ impl Paths {
         self.toolchain.join("bin/cargo")
     }
 
-    /// The nvptx linker `setup` installs into the made toolchain.
+    /// The GPU linker (`gpu-ld`) `setup` installs into the made toolchain.
     pub fn gpu_linker(&self) -> PathBuf {
         self.toolchain.join("bin/gpu-ld")
     }

@@ -95,7 +95,7 @@ fn stamp(paths: &Paths, channel: &str, base: &Path) -> Result<String, String> {
     let patch = fs::read(&paths.std_patch)
         .map_err(|e| format!("cannot read the std patch {}: {e}", paths.std_patch.display()))?;
     h.update(&patch);
-    // The nvptx linker's sources too: cargo does not relink when the linker
+    // The GPU linker's sources too: cargo does not relink when the linker
     // changes, but a new stamp drops the std builds, so everything relinks.
     let dirs = RUNTIME_CRATES.iter().map(|n| paths.repo.join(n).join("src")).chain([paths.repo.join("targets/gpu-linker/src")]);
     for dir in dirs {
@@ -208,7 +208,7 @@ fn copy_runtime_crate(from: &Path, to: &Path, name: &str) -> Result<(), String> 
     patch::replace_file(&to.join("Cargo.toml"), manifest.as_bytes())
 }
 
-/// Installs `exe` as the made toolchain's nvptx linker (`gpu-ld`)
+/// Installs `exe` as the made toolchain's GPU linker (`gpu-ld`)
 /// unless the same build is already there. `exe` is `gpurun` itself, which
 /// acts as the linker when called by that name, or the `gpu-ld` binary.
 pub fn install_linker(paths: &Paths, exe: &Path) -> Result<bool, String> {

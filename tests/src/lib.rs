@@ -13,7 +13,7 @@ pub fn toolchain(linker: &Path) -> Paths {
     if !*done {
         let mut log = |l: &str| eprintln!("setup: {l}");
         gpu_targets::setup::ensure(&paths, &mut log).expect("gpurun setup");
-        gpu_targets::setup::install_linker(&paths, linker).expect("install the nvptx linker");
+        gpu_targets::setup::install_linker(&paths, linker).expect("install the GPU linker");
         *done = true;
     }
     paths
@@ -22,11 +22,16 @@ pub fn toolchain(linker: &Path) -> Paths {
 /// Builds `examples/<name>` for `arch` (release) into a target dir shared by
 /// the tests of that arch, and returns the code object.
 pub fn build_example(paths: &Paths, name: &str, arch: &str) -> PathBuf {
+    build_example_bin(paths, name, None, arch)
+}
+
+/// As [`build_example`], only the `bin` target `bin` if given.
+pub fn build_example_bin(paths: &Paths, name: &str, bin: Option<&str>, arch: &str) -> PathBuf {
     let arch = Arch::parse(arch).unwrap();
     let opts = gpu_targets::compile::Options {
         release: true,
         target_dir: Some(paths.repo.join("target/e2e").join(&arch.name)),
-        bin: None,
+        bin: bin.map(str::to_string),
     };
     let mut log = |l: &str| eprintln!("{l}");
     gpu_targets::compile::build(paths, &paths.repo.join("examples").join(name), &arch, &opts, &mut log)

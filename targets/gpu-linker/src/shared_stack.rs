@@ -242,7 +242,7 @@ fn flatten_private(function: &str, renamed: &mut BTreeMap<String, String>) -> St
         while let Some(found) = l[from..].find("addrspacecast ptr ") {
             let at = from + found;
             let rest = &l[at + "addrspacecast ptr ".len()..];
-            let to = rest.split_once(" to ").map(|(_, to)| to);
+            let to = top_level_to(rest);
             if !rest.starts_with("addrspace(") && to.is_some_and(|t| t.starts_with("ptr") && !t.starts_with("ptr addrspace(")) {
                 l.replace_range(at..at + "addrspacecast".len(), "bitcast");
             }
@@ -255,6 +255,21 @@ fn flatten_private(function: &str, renamed: &mut BTreeMap<String, String>) -> St
         out.push_str(&l);
     }
     out
+}
+
+/// What follows the ` to ` of a cast operand `s` (the first one outside
+/// parentheses: the operand may be a constant expression with casts).
+fn top_level_to(s: &str) -> Option<&str> {
+    let mut depth = 0i32;
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ' ' if depth == 0 && s[i..].starts_with(" to ") => return Some(&s[i + " to ".len()..]),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The index of the `)` closing the `(` that `s` starts with.
@@ -603,6 +618,7 @@ start:
   call void @llvm.memcpy.p0.p5.i64(ptr %p, ptr addrspace(5) %a, i64 16, i1 false)
   %flat = addrspacecast ptr addrspace(5) %b to ptr
   %glob = addrspacecast ptr addrspace(1) @__gpu_stack_slot to ptr
+  %back = addrspacecast ptr getelementptr (i8, ptr addrspacecast (ptr addrspace(1) @__gpu_stack_slot to ptr), i64 8) to ptr addrspace(1)
   %null = icmp eq ptr %flat, addrspacecast (ptr addrspace(5) null to ptr)
   %q = select i1 %null, ptr addrspace(5) %a, ptr addrspace(5) addrspacecast (ptr inttoptr (i64 -1 to ptr) to ptr addrspace(5))
   call void @g(ptr %flat)
@@ -634,6 +650,7 @@ declare void @llvm.memcpy.p0.p5.i64(ptr noalias writeonly captures(none), ptr ad
         // Private-to-flat casts are no-ops now; casts from other spaces stay.
         assert!(f.contains("%flat = bitcast ptr %b to ptr\n"), "{f}");
         assert!(f.contains("%glob = addrspacecast ptr addrspace(1) @__gpu_stack_slot to ptr\n"), "{f}");
+        assert!(f.contains("%back = addrspacecast ptr getelementptr (i8, ptr addrspacecast (ptr addrspace(1) @__gpu_stack_slot to ptr), i64 8) to ptr addrspace(1)\n"), "{f}");
         assert!(f.contains("%null = icmp eq ptr %flat, null\n"), "{f}");
         assert!(f.contains("select i1 %null, ptr %a, ptr inttoptr (i64 -1 to ptr)\n"), "{f}");
         assert_eq!(report.renamed.get("llvm.memcpy.p0.p0.i64").map(String::as_str), Some("llvm.memcpy.p0.p5.i64"));
