@@ -40,7 +40,7 @@
 pub const KERNEL_ENTRY: &str = "__gpu_start";
 
 /// A global defined by code whose stack frames live in global memory (the
-/// nvptx linker's shared stacks); the launcher gives it
+/// GPU linker's shared stacks); the launcher gives it
 /// [`LaunchBlock::stacks`] when it is present.
 pub const SHARED_STACKS_SYMBOL: &str = "__gpu_shared_stacks";
 
@@ -95,9 +95,11 @@ pub struct LaunchBlock {
     /// Zero.
     pub _pad: u32,
     /// Device address of the lanes' stacks in global memory, laid out by
-    /// [`lane_stack`], for code objects whose frames live there (NVIDIA,
-    /// linked with shared stacks); 0 for the others (their frames are in
-    /// private memory, sized by the driver's stack limit).
+    /// [`lane_stack`] for the lanes that run frames (`Hal::PARALLEL_LANES`:
+    /// all 32 on NVIDIA, the leader on AMD), for code objects whose frames
+    /// live there (linked by `gpu-ld` with shared stacks); 0 for the others
+    /// (their frames are in private memory, sized by the driver's stack
+    /// limit).
     pub stacks: u64,
     /// Reserved; zero.
     pub reserved: [u64; 3],
