@@ -78,10 +78,11 @@ pub struct RunArgs {
     /// Threads (warps) to launch; default: as many as can be resident. Above that is an error
     #[arg(long)]
     pub threads: Option<u32>,
-    /// Stack of each thread, in bytes. NVIDIA: frames live in global memory;
-    /// a thread asking more (`Builder::stack_size`) gets a heap stack; other
-    /// lanes get 8K each; this is also the driver's per-lane limit for
-    /// register saves. AMD: the per-lane scratch limit
+    /// Stack of each thread, in bytes. Frames live in global memory (code
+    /// linked by gpu-ld); a thread asking more (`Builder::stack_size`) gets a
+    /// heap stack; on NVIDIA other lanes get 8K each. This is also the
+    /// driver's per-lane limit for register saves (and for the frames of
+    /// code linked without gpu-ld)
     #[arg(long, value_parser = parse_size, default_value = "16K")]
     pub stack_size: u64,
     /// Device heap, in bytes [default: 512M or a quarter of free memory, the lesser]
