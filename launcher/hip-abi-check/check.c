@@ -19,6 +19,7 @@ hipError_t (*check_hipMemGetInfo)(size_t*, size_t*) = hipMemGetInfo;
 hipError_t (*check_hipDeviceSynchronize)(void) = hipDeviceSynchronize;
 hipError_t (*check_hipModuleLoadData)(hipModule_t*, const void*) = hipModuleLoadData;
 hipError_t (*check_hipModuleGetFunction)(hipFunction_t*, hipModule_t, const char*) = hipModuleGetFunction;
+hipError_t (*check_hipModuleGetGlobal)(hipDeviceptr_t*, size_t*, hipModule_t, const char*) = hipModuleGetGlobal;
 hipError_t (*check_hipModuleUnload)(hipModule_t) = hipModuleUnload;
 hipError_t (*check_hipModuleLaunchKernel)(hipFunction_t, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, hipStream_t, void**, void**) = hipModuleLaunchKernel;
 hipError_t (*check_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor)(int*, hipFunction_t, int, size_t) = hipModuleOccupancyMaxActiveBlocksPerMultiprocessor;
