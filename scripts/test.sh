@@ -4,7 +4,6 @@
 # protocols. GPU runs are separate: see scripts/gpu-e2e.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rustup toolchain install "$(sed -n 's/^channel = "\(.*\)"/\1/p' rust-toolchain.toml)" \
-    --profile minimal -c rust-src -c llvm-tools >/dev/null
+bash scripts/install-toolchain.sh
 cargo test --workspace --release
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p rt-common --release

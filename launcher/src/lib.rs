@@ -7,6 +7,7 @@
 pub mod backend;
 pub mod bench;
 pub mod codeobj;
+pub mod cubin_cache;
 pub mod cuda;
 pub mod devices;
 pub mod exit;

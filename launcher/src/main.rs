@@ -53,6 +53,32 @@ pub enum Command {
         #[arg(long)]
         bin: Option<String>,
     },
+    /// Where a code object's size goes: bytes per crate and per function (like `cargo bloat`)
+    Size {
+        /// A code object (.ptx or AMDGPU .elf), or a crate directory (built first, for --arch)
+        #[arg(default_value = ".")]
+        program: PathBuf,
+        /// For a crate directory: the arch to build for
+        #[arg(long)]
+        arch: Option<String>,
+        /// For a crate directory: an optimised build
+        #[arg(long)]
+        release: bool,
+        /// For a crate directory with several programs: which `bin`
+        #[arg(long)]
+        bin: Option<String>,
+        /// How many of the largest functions to list
+        #[arg(short = 'n', long, default_value_t = 30)]
+        top: usize,
+        /// Print JSON instead of a table
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show the cubin cache (PTX compiled by ptxas before a run), or empty it
+    Cache {
+        #[command(subcommand)]
+        action: Option<CacheAction>,
+    },
     /// Check the toolchain, the GPU driver libraries and the devices
     Doctor {
         /// Machine-readable output
@@ -63,6 +89,12 @@ pub enum Command {
     Demo,
     /// Run the benchmark matrix (BENCH.md) and render bench-results/README.md
     Bench(bench_cmd::BenchArgs),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum CacheAction {
+    /// Remove every cached cubin
+    Clean,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -100,6 +132,9 @@ pub struct RunArgs {
     /// For a crate directory with several programs: which `bin`
     #[arg(long)]
     pub bin: Option<String>,
+    /// Compile PTX afresh: neither read nor write the cubin cache (nor the driver's JIT cache)
+    #[arg(long)]
+    pub no_cache: bool,
     /// Write the final status as one JSON object on stderr (the last line)
     #[arg(long)]
     pub json: bool,
@@ -181,6 +216,8 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Devices { json } => run_cmd::devices(json),
         Command::Setup { force } => toolchain_cmds::setup(force),
         Command::Build { dir, arch, release, bin } => toolchain_cmds::build(dir, arch, release, bin),
+        Command::Size { program, arch, release, bin, top, json } => toolchain_cmds::size(program, arch, release, bin, top, json),
+        Command::Cache { action } => run_cmd::cache(matches!(action, Some(CacheAction::Clean))),
         Command::Doctor { json } => toolchain_cmds::doctor(json),
         Command::Demo => toolchain_cmds::demo(),
         Command::Bench(args) => bench_cmd::bench(args),

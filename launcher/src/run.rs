@@ -380,7 +380,7 @@ unsafe fn mapped_words<'a>(buf: &MappedBuf) -> &'a [AtomicU64] {
 }
 
 /// 64 random bits from the OS (through std's hash-map keys) and the clock.
-fn random_seed() -> u64 {
+pub(crate) fn random_seed() -> u64 {
     use std::hash::{BuildHasher, Hasher};
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
     h.write_u128(SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos()));

@@ -103,7 +103,14 @@ fn run_inner(args: &RunArgs, status: &mut RunStatus) -> anyhow::Result<i32> {
     let code_path = if program.is_dir() { build(&program, args)? } else { program.clone() };
     status.code_object = Some(code_path.display().to_string());
     let code = CodeObject::read(&code_path)?;
+    if args.no_cache {
+        // The driver's JIT cache, for PTX loaded without ptxas. Set before
+        // the driver starts (open_for), while no other thread runs.
+        // SAFETY: gpurun has started no threads yet.
+        unsafe { std::env::set_var("CUDA_CACHE_DISABLE", "1") };
+    }
     let mut backend = devices::open_for(&code, args.device)?;
+    let code = precompile_ptx(code, backend.info(), args.no_cache);
 
     let argv0 = program.file_stem().map_or_else(|| program.as_os_str().to_owned(), |s| s.to_owned());
     let opts = RunOptions {
@@ -138,6 +145,58 @@ fn run_inner(args: &RunArgs, status: &mut RunStatus) -> anyhow::Result<i32> {
         std::mem::forget(backend);
     }
     Ok(status.exit_code)
+}
+
+/// PTX for an NVIDIA device becomes a cubin through `ptxas` and the cubin
+/// cache, where `ptxas` is found; otherwise (or if `ptxas` fails, which the
+/// driver's JIT will then explain) the PTX goes to the driver as it is.
+fn precompile_ptx(code: CodeObject, device: &launcher::backend::DeviceInfo, no_cache: bool) -> CodeObject {
+    use launcher::cubin_cache::{self, CachePolicy, Source};
+    if !matches!(code.kind, launcher::codeobj::Kind::Ptx(_)) {
+        return code;
+    }
+    let policy = if no_cache { CachePolicy::Bypass } else { CachePolicy::Use };
+    let name = code.path.file_name().map_or_else(|| code.path.display().to_string(), |n| n.to_string_lossy().into_owned());
+    match cubin_cache::cubin_for(&code.bytes, &name, &device.arch, device.driver_version, policy) {
+        Ok(Some((cubin, how))) => match CodeObject::from_bytes(&code.path, cubin) {
+            Ok(compiled) => {
+                if let Source::Cached = how {
+                    eprintln!("gpurun: using the cached cubin of {name} for {}", device.arch);
+                }
+                compiled
+            }
+            Err(e) => {
+                eprintln!("gpurun: warning: ptxas wrote no usable cubin ({e}); the driver compiles the PTX instead");
+                code
+            }
+        },
+        Ok(None) => {
+            eprintln!("gpurun: no ptxas found: the driver compiles {name} for {} (its JIT cache keeps it)", device.arch);
+            code
+        }
+        Err(e) => {
+            eprintln!("gpurun: warning: {e}\ngpurun: the driver compiles the PTX instead");
+            code
+        }
+    }
+}
+
+/// `gpurun cache [clean]`.
+pub fn cache(clean: bool) -> anyhow::Result<i32> {
+    use launcher::cubin_cache;
+    let dir = cubin_cache::cache_dir().ok_or_else(|| anyhow!("no cache directory: set XDG_CACHE_HOME or HOME"))?;
+    if clean {
+        let (n, bytes) = cubin_cache::clean(&dir).with_context(|| format!("removing {}", dir.display()))?;
+        println!("removed {n} cubins ({bytes} bytes) from {}", dir.display());
+    } else {
+        let (n, bytes) = cubin_cache::usage(&dir);
+        println!("{}: {n} cubins, {bytes} bytes", dir.display());
+        match cubin_cache::find_ptxas() {
+            Some(p) => println!("ptxas: {}", p.display()),
+            None => println!("ptxas: not found (PTX is compiled by the driver's JIT, which has its own cache)"),
+        }
+    }
+    Ok(0)
 }
 
 /// Builds a crate directory for `--arch` or the device's arch.

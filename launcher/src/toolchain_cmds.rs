@@ -51,8 +51,9 @@ fn first_device_arch() -> Option<String> {
     devices::probe_all().into_iter().find_map(|(_, r)| r.ok()?.first().map(|d| d.processor().to_string()))
 }
 
-/// `gpurun build`: prints the code object's path as the last line.
-pub fn build(dir: PathBuf, arch: Option<String>, release: bool, bin: Option<String>) -> anyhow::Result<i32> {
+/// Builds the crate at `dir` for `arch` (default: the first GPU's) and
+/// returns its code objects.
+fn build_objects(dir: &Path, arch: Option<String>, release: bool, bin: Option<String>) -> anyhow::Result<Vec<PathBuf>> {
     let arch = match arch.or_else(first_device_arch) {
         Some(a) => a,
         None => bail!("no GPU found to take the arch from: pass --arch (gfx90a, gfx942, gfx1100, sm_80, sm_90, ...)"),
@@ -62,10 +63,44 @@ pub fn build(dir: PathBuf, arch: Option<String>, release: bool, bin: Option<Stri
     ensure_toolchain(&paths, false)?;
     let start = Instant::now();
     let opts = compile::Options { release, bin, ..Default::default() };
-    let objects = compile::build(&paths, &dir, &arch, &opts, &mut |l| log(l)).map_err(anyhow::Error::msg)?;
+    let objects = compile::build(&paths, dir, &arch, &opts, &mut |l| log(l)).map_err(anyhow::Error::msg)?;
     log(&format!("built in {:.1} s", start.elapsed().as_secs_f64()));
-    for o in objects {
+    Ok(objects)
+}
+
+/// `gpurun build`: prints the code object's path as the last line.
+pub fn build(dir: PathBuf, arch: Option<String>, release: bool, bin: Option<String>) -> anyhow::Result<i32> {
+    for o in build_objects(&dir, arch, release, bin)? {
         println!("{}", o.display());
+    }
+    Ok(0)
+}
+
+/// `gpurun size`: the size report of a code object, or of a crate's build.
+pub fn size(program: PathBuf, arch: Option<String>, release: bool, bin: Option<String>, top: usize, json: bool) -> anyhow::Result<i32> {
+    let object = if program.is_dir() {
+        let mut objects = build_objects(&program, arch, release, bin)?;
+        if objects.len() > 1 {
+            bail!("{} has several programs: choose one with --bin", program.display());
+        }
+        objects.pop().expect("build returns at least one")
+    } else {
+        program
+    };
+    let vendor = match launcher::codeobj::CodeObject::read(&object)?.kind {
+        launcher::codeobj::Kind::Amdgpu(_) => gpu_targets::Vendor::Amd,
+        launcher::codeobj::Kind::Ptx(_) => gpu_targets::Vendor::Nvidia,
+        _ => bail!("{}: the size report reads PTX and AMDGPU code objects, not cubins or fatbins", object.display()),
+    };
+    let paths = Paths::from_env();
+    ensure_toolchain(&paths, false)?;
+    let llvm = tc::llvm_bin(&paths.toolchain).context("llvm-tools (llvm-nm) in the patched toolchain")?;
+    let report = gpu_targets::size::report(&object, vendor, &llvm).map_err(anyhow::Error::msg)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report.to_json(top))?);
+    } else {
+        println!("{}:", object.display());
+        print!("{}", report.render(top));
     }
     Ok(0)
 }

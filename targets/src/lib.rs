@@ -2,6 +2,7 @@
 //!
 //! - [`setup`]: the hard-linked, patched toolchain under `target/gpu-toolchain`;
 //! - [`compile`]: `gpurun build`: cargo with `-Zbuild-std` for a GPU arch;
+//! - [`size`]: `gpurun size`: a code object's bytes per crate and function;
 //! - [`arch`]: which vendor and target an arch name (`gfx90a`, `sm_90`) means.
 pub mod arch;
 pub mod codecheck;
@@ -11,6 +12,7 @@ pub mod patch;
 pub mod paths;
 pub mod protocol_names;
 pub mod setup;
+pub mod size;
 
 pub use arch::{Arch, Vendor};
 pub use paths::Paths;

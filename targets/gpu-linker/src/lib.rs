@@ -87,6 +87,10 @@ pub struct LinkArgs {
     pub opt_level: Option<String>,
     /// `--max-registers N`: the nvptx kernel's register cap (0 = none).
     pub max_registers: Option<u32>,
+    /// `--inline-threshold=N`: LLVM's inliner threshold for the whole-program
+    /// optimization (before the target's multiplier); also
+    /// `GPU_INLINE_THRESHOLD=N`. None: LLVM's default for the level.
+    pub inline_threshold: Option<u32>,
     /// `--private-stacks`: keep stack frames in private memory (see
     /// [`shared_stack`]); also `GPU_PRIVATE_STACKS=1`.
     pub private_stacks: bool,
@@ -109,6 +113,10 @@ pub fn parse_args(args: &[OsString]) -> Result<LinkArgs, String> {
             a if a.starts_with("--max-registers=") => {
                 let n = &a["--max-registers=".len()..];
                 out.max_registers = Some(n.parse().map_err(|_| format!("--max-registers needs a number, not `{n}`"))?);
+            }
+            a if a.starts_with("--inline-threshold=") => {
+                let n = &a["--inline-threshold=".len()..];
+                out.inline_threshold = Some(n.parse().map_err(|_| format!("--inline-threshold needs a number, not `{n}`"))?);
             }
             "--private-stacks" => out.private_stacks = true,
             "--system-scope" => out.system_scope = true,
@@ -217,17 +225,20 @@ pub fn link(args: &LinkArgs) -> Result<(), String> {
     let opt_level = if opt_level == "0" { "1" } else { opt_level };
     let optimized = work.join("optimized.bc");
     let cpu = args.target_cpu.clone().unwrap_or_else(|| args.target.default_cpu().into());
-    run(
-        &bin.join("opt"),
-        &[
-            format!("-passes=internalize,globaldce,default<O{opt_level}>").into(),
-            format!("-internalize-public-api-list={}", keep.join(",")).into(),
-            format!("-mcpu={cpu}").into(),
-            "-o".into(),
-            optimized.clone().into(),
-            linked.into(),
-        ],
-    )?;
+    let mut opt_args: Vec<OsString> = vec![
+        format!("-passes=internalize,globaldce,default<O{opt_level}>").into(),
+        format!("-internalize-public-api-list={}", keep.join(",")).into(),
+        format!("-mcpu={cpu}").into(),
+    ];
+    let inline_threshold = match (args.inline_threshold, std::env::var("GPU_INLINE_THRESHOLD")) {
+        (_, Ok(v)) => Some(v.trim().parse::<u32>().map_err(|_| format!("GPU_INLINE_THRESHOLD must be a number, not `{v}`"))?),
+        (n, Err(_)) => n,
+    };
+    if let Some(n) = inline_threshold {
+        opt_args.push(format!("-inline-threshold={n}").into());
+    }
+    opt_args.extend(["-o".into(), optimized.clone().into(), linked.into()]);
+    run(&bin.join("opt"), &opt_args)?;
     let flag = |name: &str| std::env::var(name).is_ok_and(|v| v == "1");
     let private = args.private_stacks || flag("GPU_PRIVATE_STACKS");
     let device_scope = !(args.system_scope || flag("GPU_SYSTEM_SCOPE"));

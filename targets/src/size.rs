@@ -1,0 +1,304 @@
+//! `gpurun size`: where a code object's bytes go, per crate and per
+//! function (what `cargo bloat` shows for a host binary).
+//!
+//! PTX is measured as text: each function's bytes run from its header to its
+//! closing brace, since PTX text is what the driver's JIT or `ptxas` must
+//! compile and its size tracks their time. An AMDGPU code object is measured
+//! as machine code: each function symbol's size from `llvm-nm`.
+use crate::Vendor;
+use std::collections::HashMap;
+use std::path::Path;
+
+/// One function of a code object.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FunctionSize {
+    /// The symbol as it stands in the code object.
+    pub symbol: String,
+    /// Demangled, without the hash.
+    pub name: String,
+    /// The crate the function's code comes from (see [`crate_of`]).
+    pub krate: String,
+    pub bytes: u64,
+}
+
+/// A code object's size, split by function.
+#[derive(Clone, Debug)]
+pub struct SizeReport {
+    /// The whole file.
+    pub file_bytes: u64,
+    /// What `bytes` counts: "PTX text" or "machine code".
+    pub unit: &'static str,
+    /// Largest first.
+    pub functions: Vec<FunctionSize>,
+}
+
+/// One crate's share.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CrateSize {
+    pub krate: String,
+    pub bytes: u64,
+    pub functions: usize,
+}
+
+impl SizeReport {
+    pub fn function_bytes(&self) -> u64 {
+        self.functions.iter().map(|f| f.bytes).sum()
+    }
+
+    /// Crates by the bytes of their functions, largest first.
+    pub fn by_crate(&self) -> Vec<CrateSize> {
+        let mut map: HashMap<&str, (u64, usize)> = HashMap::new();
+        for f in &self.functions {
+            let e = map.entry(&f.krate).or_default();
+            e.0 += f.bytes;
+            e.1 += 1;
+        }
+        let mut out: Vec<CrateSize> =
+            map.into_iter().map(|(k, (bytes, functions))| CrateSize { krate: k.to_string(), bytes, functions }).collect();
+        out.sort_by(|a, b| b.bytes.cmp(&a.bytes).then(a.krate.cmp(&b.krate)));
+        out
+    }
+
+    /// The report as text: `top` functions and every crate.
+    pub fn render(&self, top: usize) -> String {
+        let total = self.function_bytes().max(1);
+        let pct = |b: u64| 100.0 * b as f64 / total as f64;
+        let mut s = format!(
+            "{} bytes in the file; {} bytes of {} in {} functions\n\n  share      bytes  functions  crate\n",
+            self.file_bytes,
+            self.function_bytes(),
+            self.unit,
+            self.functions.len()
+        );
+        for c in self.by_crate() {
+            s += &format!("{:6.1}% {:>10}  {:>9}  {}\n", pct(c.bytes), c.bytes, c.functions, c.krate);
+        }
+        s += &format!("\n  share      bytes  crate  function (largest {top})\n");
+        for f in self.functions.iter().take(top) {
+            s += &format!("{:6.1}% {:>10}  {}  {}\n", pct(f.bytes), f.bytes, f.krate, f.name);
+        }
+        s
+    }
+
+    pub fn to_json(&self, top: usize) -> serde_json::Value {
+        serde_json::json!({
+            "file_bytes": self.file_bytes,
+            "unit": self.unit,
+            "function_bytes": self.function_bytes(),
+            "function_count": self.functions.len(),
+            "crates": self.by_crate().iter().map(|c| serde_json::json!({
+                "crate": c.krate, "bytes": c.bytes, "functions": c.functions,
+            })).collect::<Vec<_>>(),
+            "functions": self.functions.iter().take(top).map(|f| serde_json::json!({
+                "name": f.name, "crate": f.krate, "bytes": f.bytes, "symbol": f.symbol,
+            })).collect::<Vec<_>>(),
+        })
+    }
+}
+
+/// Measures the code object at `path` (`llvm_bin` holds `llvm-nm`, needed
+/// for AMD only).
+pub fn report(path: &Path, vendor: Vendor, llvm_bin: &Path) -> Result<SizeReport, String> {
+    let file_bytes = std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?.len();
+    let (unit, raw) = match vendor {
+        Vendor::Nvidia => {
+            let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            ("PTX text", ptx_functions(&text))
+        }
+        Vendor::Amd => {
+            let nm = crate::codecheck::tool_output(llvm_bin, "llvm-nm", &["--print-size", "--defined-only"], path)?;
+            ("machine code", nm_functions(&nm))
+        }
+    };
+    Ok(from_symbols(file_bytes, unit, raw))
+}
+
+/// Names and attributes each `(symbol, bytes)`, largest first.
+pub fn from_symbols(file_bytes: u64, unit: &'static str, raw: Vec<(String, u64)>) -> SizeReport {
+    let mut functions: Vec<FunctionSize> = raw
+        .into_iter()
+        .map(|(symbol, bytes)| {
+            let name = demangle(&symbol);
+            FunctionSize { krate: crate_of(&name), name, symbol, bytes }
+        })
+        .collect();
+    functions.sort_by(|a, b| b.bytes.cmp(&a.bytes).then(a.name.cmp(&b.name)));
+    SizeReport { file_bytes, unit, functions }
+}
+
+/// Each function defined in a PTX module, with the bytes of its text
+/// (header to closing brace). Prototypes (a header ending in `;`) are not
+/// definitions and are skipped.
+pub fn ptx_functions(ptx: &str) -> Vec<(String, u64)> {
+    let mut out = Vec::new();
+    let mut current: Option<(String, u64)> = None;
+    let mut in_body = false;
+    for line in ptx.split_inclusive('\n') {
+        let len = line.len() as u64;
+        if let Some((name, bytes)) = current.as_mut() {
+            *bytes += len;
+            let t = line.trim();
+            if in_body {
+                if line.starts_with('}') {
+                    out.push((std::mem::take(name), *bytes));
+                    current = None;
+                    in_body = false;
+                }
+            } else if t == "{" {
+                in_body = true;
+            } else if t.ends_with(';') {
+                current = None; // a prototype
+            }
+            continue;
+        }
+        if let Some(name) = ptx_header_name(line) {
+            current = Some((name.to_string(), len));
+        }
+    }
+    out
+}
+
+/// The function named by a PTX function or kernel header line.
+fn ptx_header_name(line: &str) -> Option<&str> {
+    let mut rest = line.trim_end();
+    for prefix in [".visible ", ".weak ", ".extern "] {
+        rest = rest.strip_prefix(prefix).unwrap_or(rest).trim_start();
+    }
+    let rest = rest.strip_prefix(".func").or_else(|| rest.strip_prefix(".entry"))?;
+    let mut rest = rest.trim_start();
+    if rest.starts_with('(') {
+        // The return parameter, `(.param .b32 func_retval0)`.
+        rest = rest[rest.find(')')? + 1..].trim_start();
+    }
+    let end = rest.find(|c: char| c == '(' || c.is_whitespace()).unwrap_or(rest.len());
+    (end > 0).then(|| &rest[..end])
+}
+
+/// Function symbols (`t`/`T`/`W` with a size) from `llvm-nm --print-size`.
+pub fn nm_functions(nm: &str) -> Vec<(String, u64)> {
+    nm.lines()
+        .filter_map(|l| {
+            let mut it = l.split_whitespace();
+            let (_addr, size, kind, name) = (it.next()?, it.next()?, it.next()?, it.next()?);
+            if !matches!(kind, "t" | "T" | "W" | "w") {
+                return None;
+            }
+            let bytes = u64::from_str_radix(size, 16).ok()?;
+            (bytes > 0).then(|| (name.to_string(), bytes))
+        })
+        .collect()
+}
+
+/// The symbol demangled, without its hash; the symbol itself if it is not a
+/// Rust one.
+pub fn demangle(symbol: &str) -> String {
+    // PTX spells the `.` of LLVM's `.llvm.NNN` suffixes `_$_`.
+    let symbol = &symbol.replace("_$_", ".");
+    match rustc_demangle::try_demangle(symbol) {
+        Ok(d) => format!("{d:#}"),
+        Err(_) => symbol.to_string(),
+    }
+}
+
+/// The crate a demangled function's code comes from: the first path's crate;
+/// for `<T as Trait>::f` the crate of `T` (the impl is for it), or of
+/// `Trait` when `T` is a primitive, a reference or a tuple. Generic
+/// functions are attributed to the crate that defines them, as `cargo bloat`
+/// does: `core::ptr::drop_in_place::<my::T>` counts for `core`.
+pub fn crate_of(name: &str) -> String {
+    let mut s = name;
+    if let Some(inner) = s.strip_prefix('<') {
+        // `<T as Trait>::f`: the self type first, then the trait.
+        let self_type = inner.trim_start_matches(['&', '*']).trim_start_matches("mut ").trim_start_matches("const ");
+        let first = path_crate(self_type);
+        if first.is_some_and(|c| !is_primitive(c)) {
+            s = self_type;
+        } else if let Some(pos) = inner.find(" as ") {
+            s = &inner[pos + 4..];
+        } else {
+            s = self_type;
+        }
+    }
+    match path_crate(s) {
+        Some(c) if !c.is_empty() => c.to_string(),
+        _ => "[other]".to_string(),
+    }
+}
+
+fn path_crate(s: &str) -> Option<&str> {
+    let end = s.find(|c: char| !(c.is_alphanumeric() || c == '_'))?;
+    // A path's first segment; "" for a type that is not a path (`[T]`, `T`).
+    Some(if s[end..].starts_with("::") { &s[..end] } else { "" })
+}
+
+fn is_primitive(c: &str) -> bool {
+    matches!(
+        c,
+        "" | "u8" | "u16" | "u32" | "u64" | "u128" | "usize" | "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "f32" | "f64" | "bool" | "char" | "str"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PTX: &str = "\
+.version 8.0
+.target sm_90
+.func _RNvCs1_3foo3bar
+(
+\t.param .b64 p0
+)
+;
+.global .align 8 .b8 table[16];
+// .globl\t__gpu_start
+.visible .entry __gpu_start(
+\t.param .u64 p
+)
+.maxnreg 64
+{
+\tret;
+}
+.func  (.param .b32 func_retval0) _RNvCs1_3foo3bar(
+\t.param .b64 p0
+)
+{
+\tmov.u32 %r1, 1;
+\tret;
+}
+";
+
+    #[test]
+    fn ptx_definitions_are_measured_and_prototypes_skipped() {
+        let f = ptx_functions(PTX);
+        let names: Vec<&str> = f.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["__gpu_start", "_RNvCs1_3foo3bar"]);
+        let kernel_text = ".visible .entry __gpu_start(\n\t.param .u64 p\n)\n.maxnreg 64\n{\n\tret;\n}\n";
+        assert_eq!(f[0].1, kernel_text.len() as u64);
+        let report = from_symbols(PTX.len() as u64, "PTX text", f);
+        assert_eq!(report.functions[0].name, "foo::bar");
+        assert_eq!(report.functions[0].krate, "foo");
+        assert_eq!(report.by_crate().iter().map(|c| c.krate.as_str()).collect::<Vec<_>>(), ["foo", "[other]"]);
+        assert!(report.render(10).contains("foo::bar"));
+    }
+
+    #[test]
+    fn nm_lines_give_sized_functions() {
+        let nm = "0000000000001000 0000000000000040 T __gpu_start\n\
+                  0000000000001040 0000000000000010 t _RNvCs1_3foo3bar\n\
+                  0000000000002000 0000000000000008 D __gpu_stack_slot\n\
+                  0000000000001050 0000000000000000 t empty\n";
+        assert_eq!(nm_functions(nm), vec![("__gpu_start".to_string(), 0x40), ("_RNvCs1_3foo3bar".to_string(), 0x10)]);
+    }
+
+    #[test]
+    fn crates_of_demangled_names() {
+        assert_eq!(crate_of("core::fmt::write"), "core");
+        assert_eq!(crate_of("<alloc::vec::Vec<u8> as core::fmt::Debug>::fmt"), "alloc");
+        assert_eq!(crate_of("<&T as core::fmt::Display>::fmt"), "core");
+        assert_eq!(crate_of("<u32 as core::fmt::Display>::fmt"), "core");
+        assert_eq!(crate_of("<regex_automata::meta::Regex>::search"), "regex_automata");
+        assert_eq!(crate_of("__gpu_start"), "[other]");
+        assert_eq!(crate_of("<[T] as core::fmt::Debug>::fmt"), "core");
+    }
+}
