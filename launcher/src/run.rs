@@ -86,6 +86,21 @@ impl RunError {
     }
 }
 
+/// The program's environment, plus `RAYON_NUM_THREADS` where the user set
+/// none: one worker per SM/CU, at most the warps main can spawn. rayon sizes
+/// its global pool by `available_parallelism()`, which on a GPU is every
+/// launched warp but main's; a pool that took every warp would leave none
+/// for the program's other threads (a warp cannot be oversubscribed), so
+/// rayon gets its own documented knob set instead.
+pub fn with_pool_defaults(env: &[Vec<u8>], compute_units: u32, num_threads: u32) -> Vec<Vec<u8>> {
+    let mut env = env.to_vec();
+    if !env.iter().any(|kv| kv.starts_with(b"RAYON_NUM_THREADS=")) {
+        let workers = compute_units.min(num_threads.saturating_sub(1)).max(1);
+        env.push(format!("RAYON_NUM_THREADS={workers}").into_bytes());
+    }
+    env
+}
+
 /// How a started run ended.
 pub struct RunOutcome {
     pub status: RunStatus,
@@ -162,9 +177,10 @@ pub fn execute(
         0
     };
 
-    let strings_size = string_tables_size(&opts.args, &opts.env);
+    let env = with_pool_defaults(&opts.env, info.compute_units, plan.num_threads);
+    let strings_size = string_tables_size(&opts.args, &env);
     let block = backend.alloc(LAUNCH_BLOCK_BYTES + strings_size)?;
-    let tables = string_tables(block + LAUNCH_BLOCK_BYTES as u64, &opts.args, &opts.env);
+    let tables = string_tables(block + LAUNCH_BLOCK_BYTES as u64, &opts.args, &env);
     let lb = LaunchBlock {
         magic: LAUNCH_MAGIC,
         version: ABI_VERSION,

@@ -173,9 +173,17 @@ pub unsafe fn set_thread_name<H: Hal>(rt: &Runtime, ptr: *const u8, len: usize) 
     unsafe { threads::set_name::<H>(rt, ptr, len) }
 }
 
-/// `__gpu_std_available_parallelism`.
+/// `__gpu_std_available_parallelism`: the threads `main` can spawn while no
+/// other thread runs, i.e. every launched warp but `main`'s (0 for a launch
+/// of one warp, which std reports as an error: there is no thread to spawn).
+///
+/// The usual idiom, `for _ in 0..available_parallelism() { spawn(..) }`
+/// (and rayon's global pool, which sizes itself so), must not run out of
+/// warps: a GPU warp cannot be oversubscribed as a CPU core can, and
+/// `spawn` with every warp busy fails (`WouldBlock`) rather than wait for
+/// a warp that may never come free.
 pub fn available_parallelism(rt: &Runtime) -> usize {
-    rt.num_threads() as usize
+    (rt.num_threads() as usize).saturating_sub(1)
 }
 
 /// `__gpu_std_futex_wait`.

@@ -9,8 +9,9 @@ use std::process::{Command, Stdio};
 #[derive(Clone, Debug, Default)]
 pub struct Options {
     pub release: bool,
-    /// Cargo's target dir; default `<crate>/target/gpu/<arch>` (one per arch,
-    /// so switching archs does not rebuild std each time).
+    /// Cargo's target dir; default [`Paths::build_dir`]: one per arch, shared
+    /// by every crate, so std is built once per arch (not once per crate),
+    /// and switching archs does not rebuild it.
     pub target_dir: Option<PathBuf>,
     /// Build only this `bin` target of the package.
     pub bin: Option<String>,
@@ -72,7 +73,7 @@ pub fn build(paths: &Paths, dir: &Path, arch: &Arch, opts: &Options, log: &mut d
         return Err(format!("the GPU linker {} is missing: run `gpurun setup`", paths.gpu_linker().display()));
     }
     check_sysroot(paths)?;
-    let target_dir = opts.target_dir.clone().unwrap_or_else(|| dir.join("target/gpu").join(&arch.name));
+    let target_dir = opts.target_dir.clone().unwrap_or_else(|| paths.build_dir(&arch.name));
     forget_stale_std(paths, &target_dir)?;
     // Cargo caches rustc's answers (the sysroot among them) per target dir,
     // keyed without the environment that can change them: ask afresh.

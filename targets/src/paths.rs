@@ -42,6 +42,14 @@ impl Paths {
         self.toolchain.join("bin/cargo")
     }
 
+    /// Where `gpurun build` builds for `arch`: one cargo target dir per arch
+    /// for all crates, beside the made toolchain. Cargo keys each crate's
+    /// artifacts by its metadata, so crates share std's build there; two
+    /// programs of the same name overwrite each other's final code object.
+    pub fn build_dir(&self, arch: &str) -> PathBuf {
+        self.repo.join("target/gpu-build").join(arch)
+    }
+
     /// The GPU linker (`gpu-ld`) `setup` installs into the made toolchain.
     pub fn gpu_linker(&self) -> PathBuf {
         self.toolchain.join("bin/gpu-ld")

@@ -19,8 +19,9 @@ pub fn toolchain(linker: &Path) -> Paths {
     paths
 }
 
-/// Builds `examples/<name>` for `arch` (release) into a target dir shared by
-/// the tests of that arch, and returns the code object.
+/// Builds `examples/<name>` for `arch` (release) into the target dir shared
+/// by every build for that arch (as `gpurun build` does), and returns the
+/// code object.
 pub fn build_example(paths: &Paths, name: &str, arch: &str) -> PathBuf {
     build_example_bin(paths, name, None, arch)
 }
@@ -30,7 +31,7 @@ pub fn build_example_bin(paths: &Paths, name: &str, bin: Option<&str>, arch: &st
     let arch = Arch::parse(arch).unwrap();
     let opts = gpu_targets::compile::Options {
         release: true,
-        target_dir: Some(paths.repo.join("target/e2e").join(&arch.name)),
+        target_dir: None,
         bin: bin.map(str::to_string),
     };
     let mut log = |l: &str| eprintln!("{l}");

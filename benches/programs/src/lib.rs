@@ -18,9 +18,13 @@ pub const fn on_gpu() -> bool {
     cfg!(any(target_os = "cuda", target_os = "amdhsa"))
 }
 
-/// Threads that can run at once: on the GPU every resident warp (main included).
+/// Threads that can run at once, main included. On the GPU
+/// `available_parallelism()` counts the threads main can spawn (every
+/// launched warp but its own; an error for a launch of one warp), so this is
+/// every launched warp.
 pub fn parallelism() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    let spawnable = std::thread::available_parallelism().map_or(0, |n| n.get());
+    if on_gpu() { spawnable + 1 } else { spawnable.max(1) }
 }
 
 /// Nanoseconds as a u64 (saturating; a benchmark never runs for 584 years).

@@ -1,6 +1,6 @@
-//! Five popular crates the ordinary way: a rayon pool and a parallel sum,
-//! crossbeam-channel with four producers, a parking_lot mutex shared by four
-//! threads, serde_json parsing and regex captures. Its output is
+//! Five popular crates the ordinary way: rayon's global pool and a pool of
+//! our own, crossbeam-channel with four producers, a parking_lot mutex shared
+//! by four threads, serde_json parsing and regex captures. Its output is
 //! deterministic, so the GPU run can be compared with the host's.
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -10,7 +10,10 @@ use parking_lot::Mutex;
 use rayon::prelude::*;
 
 fn main() {
-    // rayon: a pool of our own, and a parallel iterator inside it.
+    // rayon: the global pool (plain par_iter), then a pool of our own.
+    let words: Vec<String> = (0..1000).map(|i| format!("w{i}")).collect();
+    let long = words.par_iter().filter(|w| w.len() == 4).count();
+    println!("rayon: {long} of {} words have 4 characters", words.len());
     let pool = rayon::ThreadPoolBuilder::new().num_threads(4).build().expect("a rayon pool");
     let sum: u64 = pool.install(|| (1..=10_000u64).into_par_iter().map(|x| x * x).sum());
     println!("rayon: sum of squares 1..=10000 = {sum}");

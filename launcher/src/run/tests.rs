@@ -313,3 +313,14 @@ fn corrupt_ring_is_a_protocol_error() {
     assert_eq!((r.status.status.as_str(), r.status.exit_code), ("protocol_error", exit::PROTOCOL));
     assert!(r.message.unwrap().contains("thread index 99"));
 }
+
+#[test]
+fn rayon_gets_one_worker_per_sm_unless_the_user_chose() {
+    let env = with_pool_defaults(&[b"HOME=/root".to_vec()], 132, 4224);
+    assert_eq!(env, [b"HOME=/root".to_vec(), b"RAYON_NUM_THREADS=132".to_vec()]);
+    // Never more workers than warps main can spawn, never none.
+    assert!(with_pool_defaults(&[], 132, 8).contains(&b"RAYON_NUM_THREADS=7".to_vec()));
+    assert!(with_pool_defaults(&[], 132, 1).contains(&b"RAYON_NUM_THREADS=1".to_vec()));
+    let mine = [b"RAYON_NUM_THREADS=3".to_vec()];
+    assert_eq!(with_pool_defaults(&mine, 132, 4224), mine);
+}

@@ -42,7 +42,8 @@ fn spawn_join_runs_once_on_another_warp(lanes: u32) {
         assert_eq!(hits.load(Relaxed), 1);
         assert_ne!(seen.load(Relaxed), 0, "ran on another warp");
         // SAFETY: no preconditions.
-        assert_eq!(unsafe { __gpu_std_available_parallelism() }, 4);
+        // Four warps, main's included: three to spawn.
+        assert_eq!(unsafe { __gpu_std_available_parallelism() }, 3);
         0
     });
 }
@@ -64,6 +65,32 @@ fn no_free_warp_then_success_after_join(lanes: u32) {
         }
         0
     });
+}
+
+/// `for _ in 0..available_parallelism() { spawn }` from main: every spawn
+/// gets a warp, at the smallest launches too (2 warps: one to spawn; 1 warp:
+/// none, and std's `available_parallelism` returns an error).
+fn available_parallelism_threads_all_spawn(lanes: u32) {
+    for warps in [1, 2, 3, 6] {
+        run_ok(cfg(warps, lanes), move || {
+            // SAFETY: no preconditions.
+            let n = unsafe { __gpu_std_available_parallelism() };
+            assert_eq!(n, warps as usize - 1);
+            let hits = arc_u32();
+            let hs: Vec<_> = (0..n)
+                .map(|_| {
+                    let h = hits.clone();
+                    spawn(move || {
+                        h.fetch_add(1, Relaxed);
+                    })
+                    .expect("a warp for each of available_parallelism's threads")
+                })
+                .collect();
+            hs.into_iter().for_each(|h| h.join());
+            assert_eq!(hits.load(Relaxed), n as u32);
+            0
+        });
+    }
 }
 
 fn stack_size_limit(lanes: u32) {
@@ -374,6 +401,7 @@ lanes_test!(
     exit_code_of_main,
     spawn_join_runs_once_on_another_warp,
     no_free_warp_then_success_after_join,
+    available_parallelism_threads_all_spawn,
     stack_size_limit,
     heap_stacks_above_the_launch_stack,
     detach_before_and_after_finish,

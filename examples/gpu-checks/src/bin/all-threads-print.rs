@@ -4,7 +4,7 @@ use std::thread;
 fn main() {
     let n = thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     let lines = 100;
-    let workers: Vec<_> = (1..n)
+    let workers: Vec<_> = (1..=n)
         .map(|t| {
             thread::spawn(move || {
                 for i in 0..lines {
