@@ -56,6 +56,13 @@ grep -q "printed before the fault" "$LOG/fault.out" && ok "output before the fau
 run exit-code 7 run "$(obj exit-code)"
 run maths 0 run "$(obj maths)"
 grep -q "^maths: 17 of 17 correct$" "$LOG/maths.out" && ok "f32/f64 maths correct" || bad "maths results"
+if [ -e "$B/real-crates-$ARCH.ptx" ]; then
+    # rayon, crossbeam-channel, parking_lot, serde_json and regex, unmodified:
+    # the GPU's output must be the host's.
+    run real-crates 0 run "$(obj real-crates)"
+    cmp -s "$B/real-crates.expected" "$LOG/real-crates.out" && ok "real-crates output equals the host's" \
+        || { bad "real-crates output differs from the host's"; diff "$B/real-crates.expected" "$LOG/real-crates.out" | head -n 20; }
+fi
 run spawn-exhaust 0 run "$(obj spawn-exhaust)"
 run spawn-cycles 0 run "$(obj spawn-cycles)" -- 100000
 run spawn-cycles-1m 0 run "$(obj spawn-cycles)" -- 1000000

@@ -80,7 +80,9 @@ pub fn cubin_for(
     policy: CachePolicy,
 ) -> Result<Option<(Vec<u8>, Source)>, String> {
     let Some(ptxas) = find_ptxas() else { return Ok(None) };
-    let version = ptxas_version(&ptxas)?;
+    // How the cubin is made is part of the key (a whole-program and a split
+    // compile differ).
+    let version = format!("{}; {}", ptxas_version(&ptxas)?, COMPILE_SCHEME);
     let key = cache_key(ptx, arch, driver_version, &version);
     let dir = cache_dir();
     let cached = dir.as_ref().map(|d| d.join(format!("{key}-{arch}.cubin")));
@@ -91,15 +93,20 @@ pub fn cubin_for(
         return Ok(Some((bytes, Source::Cached)));
     }
     let work = tempdir()?;
-    let (input, output) = (work.join("in.ptx"), work.join("out.cubin"));
-    std::fs::write(&input, ptx).map_err(|e| format!("cannot write {}: {e}", input.display()))?;
     let note = if policy == CachePolicy::Use { "first run only" } else { "--no-cache" };
+    let what = format!("compiling {name} for {arch} with ptxas ({note})");
     let start = Instant::now();
-    let result = run_with_progress(
-        Command::new(&ptxas).arg(format!("-arch={arch}")).arg("-o").arg(&output).arg(&input),
-        &format!("compiling {name} for {arch} with ptxas ({note})"),
-    );
-    let bytes = result.and_then(|()| std::fs::read(&output).map_err(|e| format!("cannot read {}: {e}", output.display())));
+    let nvlink = ptxas.parent().map(|d| d.join("nvlink")).filter(|p| p.is_file());
+    let bytes = match nvlink {
+        Some(nvlink) => match compile_split(&ptxas, &nvlink, ptx, arch, &work, &what) {
+            Ok(b) => Ok(b),
+            Err(e) => {
+                eprintln!("gpurun: warning: the split compile failed ({e}); compiling the whole program at once");
+                compile_whole(&ptxas, ptx, arch, &work, &what)
+            }
+        },
+        None => compile_whole(&ptxas, ptx, arch, &work, &what),
+    };
     let _ = std::fs::remove_dir_all(&work);
     let bytes = bytes?;
     let took = start.elapsed();
@@ -119,6 +126,56 @@ pub fn cubin_for(
     Ok(Some((bytes, Source::Compiled(took))))
 }
 
+/// `ptxas` on the whole module: the fallback where `nvlink` is missing or
+/// the module cannot be split.
+fn compile_whole(ptxas: &Path, ptx: &[u8], arch: &str, work: &Path, what: &str) -> Result<Vec<u8>, String> {
+    let (input, output) = (work.join("whole.ptx"), work.join("whole.cubin"));
+    std::fs::write(&input, ptx).map_err(|e| format!("cannot write {}: {e}", input.display()))?;
+    let mut cmd = Command::new(ptxas);
+    cmd.arg(format!("-arch={arch}")).arg("-o").arg(&output).arg(&input);
+    run_with_progress(vec![cmd], what)?;
+    std::fs::read(&output).map_err(|e| format!("cannot read {}: {e}", output.display()))
+}
+
+/// The module split into one part per core ([`crate::ptx_split`]), each
+/// compiled by `ptxas -c` at the same time, then linked by `nvlink`.
+fn compile_split(ptxas: &Path, nvlink: &Path, ptx: &[u8], arch: &str, work: &Path, what: &str) -> Result<Vec<u8>, String> {
+    let text = std::str::from_utf8(ptx).map_err(|e| format!("the PTX is not UTF-8: {e}"))?;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let (parts, max_registers) = crate::ptx_split::split(text, cores.min(MAX_PARTS))?;
+    let mut compiles = Vec::new();
+    let mut objects = Vec::new();
+    for (i, part) in parts.iter().enumerate() {
+        let (input, object) = (work.join(format!("part{i}.ptx")), work.join(format!("part{i}.o")));
+        std::fs::write(&input, part).map_err(|e| format!("cannot write {}: {e}", input.display()))?;
+        let mut cmd = Command::new(ptxas);
+        cmd.arg("-c").arg(format!("-arch={arch}"));
+        if let Some(n) = max_registers {
+            // `.maxnreg` caps the kernel; under -c its callees need their own cap.
+            // (ptxas reads this option's value as the next argument, not after `=`.)
+            cmd.arg("--device-function-maxrregcount").arg(n.to_string());
+        }
+        cmd.arg("-o").arg(&object).arg(&input);
+        compiles.push(cmd);
+        objects.push(object);
+    }
+    run_with_progress(compiles, what)?;
+    let output = work.join("linked.cubin");
+    let mut link = Command::new(nvlink);
+    link.arg(format!("-arch={arch}")).arg("-o").arg(&output).args(&objects);
+    let out = link.output().map_err(|e| format!("cannot run {}: {e}", nvlink.display()))?;
+    if !out.status.success() {
+        return Err(format!("nvlink failed ({}):\n{}", out.status, String::from_utf8_lossy(&out.stderr).trim()));
+    }
+    std::fs::read(&output).map_err(|e| format!("cannot read {}: {e}", output.display()))
+}
+
+/// Names the way cubins are made, for the cache key: change it when that changes.
+const COMPILE_SCHEME: &str = "ptxas -c per part, nvlink (ptx_split v1)";
+
+/// Parts a module is split into at most (one `ptxas` process each).
+const MAX_PARTS: usize = 32;
+
 fn ptxas_version(ptxas: &Path) -> Result<String, String> {
     let out = Command::new(ptxas).arg("--version").output().map_err(|e| format!("cannot run {}: {e}", ptxas.display()))?;
     if !out.status.success() {
@@ -133,37 +190,56 @@ fn tempdir() -> Result<PathBuf, String> {
     Ok(dir)
 }
 
-/// Runs `cmd`, saying what it does and, on a terminal, how long it has been
-/// at it (a count of seconds), so a long compile never looks like a hang.
-fn run_with_progress(cmd: &mut Command, what: &str) -> Result<(), String> {
+/// Runs the compiles, all at once, saying what they do and, on a terminal,
+/// how far they are (parts done and seconds), so a long compile never looks
+/// like a hang. Every command must succeed.
+fn run_with_progress(cmds: Vec<Command>, what: &str) -> Result<(), String> {
     let tty = std::io::stderr().is_terminal();
-    eprintln!("gpurun: {what}...");
+    let total = cmds.len();
+    eprintln!("gpurun: {what}{}...", if total > 1 { format!(", {total} parts in parallel") } else { String::new() });
     let start = Instant::now();
-    let mut child = cmd.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().map_err(|e| format!("cannot run ptxas: {e}"))?;
-    let stderr = child.stderr.take().expect("piped");
-    let reader = std::thread::spawn(move || std::io::read_to_string(stderr).unwrap_or_default());
+    let mut running = Vec::new();
+    for mut cmd in cmds {
+        let mut child = cmd.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().map_err(|e| format!("cannot run ptxas: {e}"))?;
+        let stderr = child.stderr.take().expect("piped");
+        let reader = std::thread::spawn(move || std::io::read_to_string(stderr).unwrap_or_default());
+        running.push((child, Some(reader)));
+    }
+    let mut failures = Vec::new();
+    let mut done = 0;
     let mut last_tick = 0;
-    let status = loop {
-        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
-            break status;
+    while done < total {
+        for (child, reader) in running.iter_mut() {
+            if reader.is_none() {
+                continue;
+            }
+            if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
+                let log = reader.take().expect("checked").join().unwrap_or_default();
+                done += 1;
+                if !status.success() {
+                    failures.push(format!("ptxas failed ({status}):\n{}", log.trim()));
+                }
+            }
         }
         let secs = start.elapsed().as_secs();
         if secs != last_tick && (tty || secs % 10 == 0) {
             last_tick = secs;
+            let parts = if total > 1 { format!("{done}/{total} parts, ") } else { String::new() };
             if tty {
-                eprint!("\rgpurun: {what}: {secs} s");
+                eprint!("\rgpurun: {what}: {parts}{secs} s");
             } else {
-                eprintln!("gpurun: {what}: {secs} s");
+                eprintln!("gpurun: {what}: {parts}{secs} s");
             }
         }
-        std::thread::sleep(Duration::from_millis(100));
-    };
+        if done < total {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
     if tty && last_tick > 0 {
         eprintln!();
     }
-    let log = reader.join().unwrap_or_default();
-    if !status.success() {
-        return Err(format!("ptxas failed ({status}):\n{}", log.trim()));
+    if let Some(f) = failures.into_iter().next() {
+        return Err(f);
     }
     eprintln!("gpurun: compiled in {:.1} s", start.elapsed().as_secs_f64());
     Ok(())
@@ -208,34 +284,38 @@ mod tests {
         }
     }
 
+    /// One test for both paths: they set process-wide variables.
     #[test]
     fn a_fake_ptxas_compiles_once_then_the_cache_answers() {
+        use std::os::unix::fs::PermissionsExt;
         let root = std::env::temp_dir().join(format!("gpurun-cubin-test-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
         std::fs::create_dir_all(&root).unwrap();
-        // A stand-in for ptxas that counts its compiles and "compiles" by copying.
-        let ptxas = root.join("ptxas");
-        let count = root.join("count");
-        std::fs::write(
-            &ptxas,
-            format!(
-                "#!/bin/sh\n[ \"$1\" = --version ] && {{ echo fake 1.0; exit 0; }}\necho x >> {}\n\
-                 out=; in=; while [ $# -gt 0 ]; do case $1 in -o) out=$2; shift;; -arch=*) ;; *) in=$1;; esac; shift; done\n\
+        let tool = |name: &str, body: &str| {
+            let path = root.join(name);
+            std::fs::write(&path, format!("#!/bin/sh\n{body}")).unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+            path
+        };
+        // Stand-ins that log their arguments, and "compile" by copying / "link" by concatenating.
+        let log = root.join("log");
+        let ptxas = tool(
+            "ptxas",
+            &format!(
+                "[ \"$1\" = --version ] && {{ echo fake 1.0; exit 0; }}\necho \"$*\" >> {}\n\
+                 out=; in=; while [ $# -gt 0 ]; do case $1 in -o) out=$2; shift;; -*) ;; *) in=$1;; esac; shift; done\n\
                  cp \"$in\" \"$out\"\n",
-                count.display()
+                log.display()
             ),
-        )
-        .unwrap();
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&ptxas, std::fs::Permissions::from_mode(0o755)).unwrap();
+        );
         let cache = root.join("cache");
-        // SAFETY: this test alone reads these variables (cubin_for and
-        // cache_dir), and no other test sets them.
+        // SAFETY: this test alone reads and sets these variables.
         unsafe {
             std::env::set_var("GPURUN_PTXAS", &ptxas);
             std::env::set_var("GPURUN_CACHE_DIR", &cache);
         }
-        let compiles = || std::fs::read_to_string(&count).map_or(0, |s| s.lines().count());
+        let compiles = || std::fs::read_to_string(&log).map_or(0, |s| s.lines().count());
+        // No nvlink beside ptxas: the whole module at once.
         let (bytes, how) = cubin_for(b"PTX-A", "a", "sm_90", 13000, CachePolicy::Use).unwrap().unwrap();
         assert_eq!((bytes.as_slice(), compiles()), (&b"PTX-A"[..], 1));
         assert!(matches!(how, Source::Compiled(_)));
@@ -250,10 +330,49 @@ mod tests {
         assert_eq!(usage(&cache).0, 2);
         assert_eq!(clean(&cache).unwrap().0, 2);
         assert_eq!(usage(&cache), (0, 0));
+
+        // With nvlink: parts compiled with -c and the kernel's register cap, then linked.
+        tool("nvlink", "out=; ins=; while [ $# -gt 0 ]; do case $1 in -o) out=$2; shift;; -*) ;; *) ins=\"$ins $1\";; esac; shift; done\ncat $ins > \"$out\"\n");
+        let ptx = ".version 7.8\n.target sm_90\n.address_size 64\n\
+                   .visible .entry __gpu_start(\n)\n.maxnreg 64\n{\n\tcall.uni f, ();\n\tret;\n}\n\
+                   .func f()\n{\n\tcall.uni g, ();\n\tret;\n}\n.func g()\n{\n\tret;\n}\n";
+        let before = compiles();
+        let (bytes, _) = cubin_for(ptx.as_bytes(), "b", "sm_90", 13000, CachePolicy::Use).unwrap().unwrap();
+        let linked = String::from_utf8(bytes).unwrap();
+        let parts = compiles() - before;
+        assert_eq!(parts, std::thread::available_parallelism().map_or(1, |n| n.get()).min(3));
+        assert_eq!(linked.matches(".visible .entry __gpu_start(").count(), 1, "{linked}");
+        assert_eq!(linked.matches(".visible .func g()\n{").count(), 1, "{linked}");
+        let calls = std::fs::read_to_string(&log).unwrap();
+        assert!(calls.lines().skip(before).all(|l| l.starts_with("-c -arch=sm_90 --device-function-maxrregcount 64 ")), "{calls}");
         unsafe {
             std::env::remove_var("GPURUN_PTXAS");
             std::env::remove_var("GPURUN_CACHE_DIR");
         }
         let _ = std::fs::remove_dir_all(&root);
+    }
+}
+
+/// With a real `ptxas` (`GPURUN_PTXAS`, or found as usual) and a program's
+/// PTX in `GPURUN_TEST_PTX`: the split compile links a cubin that has the
+/// kernel. Run by scripts/test.sh where it installed CUDA's compiler tools.
+#[cfg(test)]
+mod real_ptxas {
+    #[test]
+    #[ignore = "needs ptxas and nvlink, and GPURUN_TEST_PTX"]
+    fn split_compile_of_a_real_program_links_a_cubin_with_the_kernel() {
+        let ptx_path = std::env::var_os("GPURUN_TEST_PTX").expect("GPURUN_TEST_PTX names a PTX file");
+        let ptx = std::fs::read(&ptx_path).unwrap();
+        let ptxas = super::find_ptxas().expect("ptxas");
+        let nvlink = ptxas.parent().unwrap().join("nvlink");
+        let work = super::tempdir().unwrap();
+        let start = std::time::Instant::now();
+        let cubin = super::compile_split(&ptxas, &nvlink, &ptx, "sm_90", &work, "test").map_err(|e| format!("{e} (parts kept in {})", work.display())).unwrap();
+        eprintln!("{} bytes of PTX -> {} bytes of cubin in {:.1} s", ptx.len(), cubin.len(), start.elapsed().as_secs_f64());
+        let _ = std::fs::remove_dir_all(&work);
+        let code = crate::codeobj::CodeObject::from_bytes(std::path::Path::new("linked.cubin"), cubin).unwrap();
+        assert!(matches!(code.kind, crate::codeobj::Kind::Cubin { .. }), "{:?}", code.kind);
+        let names = crate::codeobj::elf_symbol_names(&code.bytes);
+        assert!(names.iter().any(|n| n == rt_common::protocol::KERNEL_ENTRY), "no kernel among {} symbols", names.len());
     }
 }

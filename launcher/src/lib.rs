@@ -13,6 +13,7 @@ pub mod devices;
 pub mod exit;
 pub mod hip;
 pub mod launch_block;
+pub mod ptx_split;
 pub mod libpath;
 pub mod report;
 pub mod ring;

@@ -140,3 +140,17 @@ fn committed_results_match_the_schema_and_the_committed_table() {
     assert_eq!(md, render::render_markdown(&runs), "bench-results/README.md is stale: run `gpurun bench --render-only`");
     assert!(std::fs::read_to_string(dir.join("latency.svg")).unwrap().starts_with("<svg"));
 }
+
+/// The committed size, build and load table is what the renderer makes of
+/// the committed rows beside it.
+#[test]
+fn committed_size_and_load_table_is_current() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench-results/size-and-load");
+    if !dir.is_dir() {
+        eprintln!("no {}: nothing to check", dir.display());
+        return;
+    }
+    let md = std::fs::read_to_string(dir.join("README.md")).expect("size-and-load/README.md is committed with its rows");
+    let rendered = launcher::bench::size_load::render_dir(&dir).expect("the committed rows read");
+    assert_eq!(md, rendered, "bench-results/size-and-load/README.md is stale: run `gpurun bench --render-only`");
+}

@@ -7,6 +7,7 @@
 pub mod child;
 pub mod render;
 pub mod schema;
+pub mod size_load;
 pub mod spec;
 pub mod svg;
 

@@ -38,13 +38,20 @@ pub fn load_dir(dir: &Path) -> Result<Vec<RunFile>, String> {
     if problems.is_empty() { Ok(files) } else { Err(format!("invalid benchmark results:\n  {}", problems.join("\n  "))) }
 }
 
-/// Renders `dir/README.md` and `dir/latency.svg` from all of `dir/*.json`.
+/// Renders `dir/README.md` and `dir/latency.svg` from all of `dir/*.json`,
+/// and `dir/size-and-load/README.md` from its JSON files where it exists.
 pub fn write_all(dir: &Path) -> Result<(PathBuf, PathBuf), String> {
     let files = load_dir(dir)?;
     let md = dir.join("README.md");
     let plot = dir.join("latency.svg");
     std::fs::write(&md, render_markdown(&files)).map_err(|e| format!("cannot write {}: {e}", md.display()))?;
     std::fs::write(&plot, svg::render(&files)).map_err(|e| format!("cannot write {}: {e}", plot.display()))?;
+    let sizes = dir.join("size-and-load");
+    if sizes.is_dir() {
+        let text = super::size_load::render_dir(&sizes)?;
+        let path = sizes.join("README.md");
+        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
     Ok((md, plot))
 }
 

@@ -222,6 +222,12 @@ fn detect_elf(bytes: &[u8]) -> Result<Kind, DetectError> {
 const KD_CODE_PROPERTIES: usize = 56;
 /// `kernel_code_properties` bit: the kernel runs as wave32.
 const KD_ENABLE_WAVEFRONT_SIZE32: u16 = 1 << 10;
+/// The names in an ELF file's symbol tables (empty if it does not parse).
+pub fn elf_symbol_names(bytes: &[u8]) -> Vec<String> {
+    let Ok(file) = object::File::parse(bytes) else { return Vec::new() };
+    file.symbols().chain(file.dynamic_symbols()).filter_map(|s| s.name().ok().map(str::to_string)).collect()
+}
+
 /// Offset of `private_segment_fixed_size`.
 const KD_PRIVATE_SEGMENT_SIZE: usize = 4;
 
