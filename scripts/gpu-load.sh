@@ -34,11 +34,12 @@ row() { # benchmark variant program seconds status [extra json]; load.json is re
 now() { date +%s.%N; }
 since() { awk "BEGIN{printf \"%.2f\", $(now) - $1}"; }
 
-# 1. ptxas on every PTX, all at once (16 cores), each bounded.
+# 1. ptxas on every PTX, all at once (16 cores), each bounded (SKIP_WHOLE=1: not).
 for f in $(cd "$B" && find . -name '*.ptx.gz' | sort); do
     v=$(dirname "$f" | sed 's|^\./\?||'); v=${v:-default}; n=$(basename "$f" .ptx.gz)
     mkdir -p "$WORK/$v"
     gunzip -c "$B/$f" > "$WORK/$v/$n.ptx"
+    [ -n "${SKIP_WHOLE:-}" ] && continue
     (
         ulimit -v $((48 << 20)) # KB: a runaway ptxas must not take the machine's memory from the others
         t=$(now)
@@ -61,11 +62,13 @@ export GPURUN_CACHE_DIR=$WORK/cubin-cache
 for f in "$WORK"/default/*.ptx; do
     n=$(basename "$f" .ptx)
     args=(); [ -e "$B/$n.args" ] && read -r -a args < "$B/$n.args"
-    # The JIT compiles as slowly as ptxas: skip it where ptxas took over a minute.
+    # The JIT compiles as slowly as whole-program ptxas: skip it where that
+    # took over a minute (or, with SKIP_WHOLE, for PTX over 2 MB).
     slow=$(python3 -c 'import json,sys; print(any(r["program"]==sys.argv[2] and r["variant"]=="default" and r["benchmark"]=="ptxas" and r["seconds"]>60 for r in map(json.loads, open(sys.argv[1]))))' "$rows" "$n")
+    [ -n "${SKIP_WHOLE:-}" ] && [ "$(stat -c %s "$f")" -gt 2000000 ] && slow=True
     for how in jit ptxas-first cached; do
         if [ "$how" = jit ] && [ "$slow" = True ]; then
-            row load jit "$n" 0 "not run: ptxas took over 60 s, the JIT would too"; continue
+            row load jit "$n" 0 "not run: whole-program ptxas takes minutes, the JIT would too"; continue
         fi
         case $how in
             jit) envs=(GPURUN_PTXAS=/nonexistent); flags=(--no-cache);;
