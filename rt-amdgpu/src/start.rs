@@ -66,9 +66,21 @@ pub unsafe extern "gpu-kernel" fn __gpu_start(launch: *const LaunchBlock) {
 #[inline(never)]
 unsafe fn start_wave<H: Hal>(launch: *const LaunchBlock) {
     if H::lane_id() == 0 {
-        // SAFETY: once per wave on its leader lane, with the kernel's launch
-        // block and the program's runtime; `main` is the program's C main.
-        unsafe { warp_main::<H>(&RUNTIME, launch, || main(0, core::ptr::null())) };
+        // SAFETY: once per wave on its leader lane, with the kernel's launch block.
+        unsafe { out_of_line(run_leader::<H> as unsafe fn(_))(launch) };
     }
     H::sync_lane(u64::MAX);
+}
+
+/// The leader lane's part of [`start_wave`]: the runtime ([`warp_main`]),
+/// out of line so that its frame is carved from the leader's stack alone.
+/// The whole wave runs `start_wave`'s prologue, and the other lanes have
+/// only the kernel's 2 KiB fallback stack.
+///
+/// # Safety
+/// Once per wave, on its leader lane, with the kernel's launch block.
+unsafe fn run_leader<H: Hal>(launch: *const LaunchBlock) {
+    // SAFETY: the caller's contract; `RUNTIME` is the program's runtime and
+    // `main` the program's C main.
+    unsafe { warp_main::<H>(&RUNTIME, launch, || main(0, core::ptr::null())) };
 }

@@ -42,6 +42,21 @@ pub unsafe extern "ptx-kernel" fn __gpu_start(launch: *const LaunchBlock) {
     core::hint::black_box((&mut pair, &mut fallback));
 }
 
+/// The leader lane's part of [`start_lane`]: the runtime ([`warp_main`]),
+/// in a function of its own so that its frame (over 10 KiB with its
+/// message buffers when the linker inlines little) is carved from the
+/// leader's stack alone. Every lane runs `start_lane`'s prologue, and lanes
+/// 1-31 have `LANE_STACK_BYTES` (8 KiB) of stack.
+///
+/// # Safety
+/// Once per warp, on its leader lane, with the kernel's launch block.
+#[inline(never)]
+unsafe fn run_leader(launch: *const LaunchBlock) {
+    // SAFETY: the caller's contract; `RUNTIME` is the program's runtime and
+    // `main` the program's C main.
+    unsafe { warp_main::<NvHal>(&RUNTIME, launch, || main(0, core::ptr::null())) };
+}
+
 /// Lane 0 of each warp runs the runtime ([`warp_main`]); the other lanes
 /// run the lane loop (`rt_common::lanes`): they wait at a warp barrier,
 /// issuing nothing, and run `gpu_lanes::for_each_lane` work when lane 0
@@ -67,9 +82,8 @@ unsafe fn start_lane(launch: *const LaunchBlock) {
     }
     NvHal::sync_lane(full);
     if NvHal::lane_id() == 0 {
-        // SAFETY: once per warp on its leader lane, with the kernel's launch
-        // block and the program's runtime; `main` is the program's C main.
-        unsafe { warp_main::<NvHal>(&RUNTIME, launch, || main(0, core::ptr::null())) };
+        // SAFETY: once per warp on its leader lane, with the kernel's launch block.
+        unsafe { run_leader(launch) };
         // Releases the lanes waiting at their start barrier with the
         // generation unchanged: they return.
         NvHal::sync_lane(full);

@@ -156,6 +156,27 @@ pub fn ptx_private_frames(ptx: &str) -> Vec<String> {
         .collect()
 }
 
+/// The bytes each PTX function carves from its lane's shared stack (the
+/// frame `gpu-ld` gave it): the `add.s64 %rd, %rd, -N` that follows the
+/// function's first read of `__gpu_stack_slot`. Functions without a moved
+/// frame are not listed.
+pub fn ptx_shared_frames(ptx: &str) -> Vec<(String, u64)> {
+    ptx_functions(ptx)
+        .into_iter()
+        .filter_map(|(name, body)| {
+            let mut lines = body.lines().skip_while(|l| !l.contains("[__gpu_stack_slot]"));
+            lines.next()?;
+            let bytes = lines.take(4).find_map(|l| {
+                let t = l.trim();
+                let rest = t.strip_prefix("add.s64")?;
+                let n = rest.rsplit(',').next()?.trim().trim_end_matches(';').trim();
+                n.strip_prefix('-')?.parse::<u64>().ok()
+            })?;
+            Some((name, bytes))
+        })
+        .collect()
+}
+
 /// The PTX functions with a system-scope memory access (`ld`/`st`/`atom`/`red`
 /// `.sys`, not fences). With device-scope atomics only the host-call ring's
 /// functions may have one.
@@ -232,6 +253,14 @@ mod tests {
 }
 ";
         assert_eq!(ptx_private_frames(ptx), vec!["__gpu_start".to_string(), "g".to_string()]);
+    }
+
+    #[test]
+    fn reads_the_frames_carved_from_the_shared_stack() {
+        let ptx = ".func a(\n)\n{\n\tld.global.b64 \t%rd1, [__gpu_stack_slot];\n\tld.b64 \t%rd2, [%rd1];\n\
+                   \tld.b64 \t%rd3, [%rd1+8];\n\tadd.s64 \t%rd4, %rd2, -10384;\n}\n\
+                   .func b(\n)\n{\n\tadd.s64 \t%rd4, %rd2, -16;\n}\n";
+        assert_eq!(ptx_shared_frames(ptx), vec![("a".to_string(), 10384)]);
     }
 
     #[test]

@@ -55,6 +55,14 @@ fn assert_frames_shared(ptx: &str, example: &str) {
     assert!(private.contains(&"__gpu_start".to_string()), "{example}: the kernel's own frame (the stack pointer pair) is gone");
     assert!(ptx.contains(" __gpu_shared_stacks = 1;"), "{example}: no shared-stacks marker for the launcher");
     assert!(ptx.contains("[__gpu_stack_slot]"), "{example}: no frame reads the stack slot");
+    // Every lane runs the kernel's start function before the leader and the
+    // other lanes part: its frame must fit a non-leader lane's stack with
+    // the overflow reserve left (the leader's work has a function of its own).
+    let lane_room = rt_common::protocol::LANE_STACK_BYTES - rt_common::protocol::STACK_RESERVE_BYTES;
+    let frames = codecheck::ptx_shared_frames(ptx);
+    let start = frames.iter().find(|(f, _)| f.contains("8rt_nvptx5start10start_lane"));
+    let (_, start_bytes) = start.unwrap_or_else(|| panic!("{example}: start_lane has no moved frame or is inlined: {frames:?}"));
+    assert!(*start_bytes <= lane_room, "{example}: start_lane's frame is {start_bytes} bytes, a lane has {lane_room}");
     // Device-scope atomics: system scope is left to the host-call ring.
     let sys = codecheck::ptx_system_scope_accesses(ptx);
     assert!(!sys.is_empty(), "{example}: the ring's host-memory accesses lost system scope");

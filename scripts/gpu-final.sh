@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The end-to-end suite at a commit, plus real-crates' load times (cold cubin
+# cache, then cached), from gpu-bundle/e2e.tgz (scripts/make-gpu-bundle.sh,
+# tarred). Results under $OUT: e2e.log, load.log.
+set -u
+OUT=${OUT:-/tmp/gpu-final}
+mkdir -p "$OUT"
+tar xzf gpu-bundle/e2e.tgz
+G=gpu-bundle/gpurun
+{
+    for n in 1 2; do
+        t0=$(date +%s.%N)
+        timeout 120 "$G" run --stack-size 256K gpu-bundle/real-crates-sm_90.ptx > /tmp/rc.out 2> /tmp/rc.err
+        rc=$?
+        echo "real-crates run $n: exit $rc, $(awk "BEGIN{printf \"%.2f\", $(date +%s.%N) - $t0}") s"
+        grep -v "^gpurun: compiling.*: [0-9]" /tmp/rc.err | tail -n 3
+        cmp -s gpu-bundle/real-crates.expected /tmp/rc.out && echo "  output equals the host's" || echo "  OUTPUT DIFFERS"
+    done
+} 2>&1 | tee "$OUT/load.log"
+OUT=/tmp/e2e-logs timeout 400 bash scripts/gpu-e2e.sh gpu-bundle sm_90 > "$OUT/e2e.log" 2>&1
+grep -E "FAIL|passed" "$OUT/e2e.log"
