@@ -6,4 +6,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-toolchain.sh
 cargo test --workspace --release
+# The split PTX compile (launcher/src/cubin_cache.rs) on a real program, with
+# CUDA's ptxas and nvlink from PyPI (no GPU needed), where they can be had.
+if cuda_bin=$(bash scripts/install-cuda-tools.sh); then
+    GPURUN_PTXAS=$cuda_bin/ptxas GPURUN_TEST_PTX=$PWD/target/gpu-build/sm_90/nvptx64-nvidia-cuda-std/release/hello-threads.ptx \
+        cargo test --release -p launcher --lib -- --ignored real_ptxas
+else
+    echo "test.sh: skipped the split PTX compile test: CUDA's ptxas/nvlink could not be installed from PyPI"
+fi
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p rt-common --release
