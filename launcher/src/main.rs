@@ -43,30 +43,17 @@ pub enum Command {
         /// The crate directory
         #[arg(default_value = ".")]
         dir: PathBuf,
-        /// gfx90a, gfx942, gfx1100, sm_80, sm_90, ... (default: the first GPU's)
-        #[arg(long)]
-        arch: Option<String>,
-        /// Optimised build
-        #[arg(long)]
-        release: bool,
-        /// Which `bin` target, when the package has several
-        #[arg(long)]
-        bin: Option<String>,
+        #[command(flatten)]
+        build: BuildArgs,
     },
     /// Where a code object's size goes: bytes per crate and per function (like `cargo bloat`)
     Size {
-        /// A code object (.ptx or AMDGPU .elf), or a crate directory (built first, for --arch)
+        /// A code object (.ptx or AMDGPU .elf), or a crate directory (built first)
         #[arg(default_value = ".")]
         program: PathBuf,
-        /// For a crate directory: the arch to build for
-        #[arg(long)]
-        arch: Option<String>,
-        /// For a crate directory: an optimised build
-        #[arg(long)]
-        release: bool,
-        /// For a crate directory with several programs: which `bin`
-        #[arg(long)]
-        bin: Option<String>,
+        /// For a crate directory: how to build it
+        #[command(flatten)]
+        build: BuildArgs,
         /// How many of the largest functions to list
         #[arg(short = 'n', long, default_value_t = 30)]
         top: usize,
@@ -89,6 +76,20 @@ pub enum Command {
     Demo,
     /// Run the benchmark matrix (BENCH.md) and render bench-results/README.md
     Bench(bench_cmd::BenchArgs),
+}
+
+/// How `build` (and `size`, for a crate directory) builds a crate.
+#[derive(Args, Debug, Clone)]
+pub struct BuildArgs {
+    /// gfx90a, gfx942, gfx1100, sm_80, sm_90, ... (default: the first GPU's)
+    #[arg(long)]
+    pub arch: Option<String>,
+    /// Optimised build
+    #[arg(long)]
+    pub release: bool,
+    /// Which `bin` target, when the package has several
+    #[arg(long)]
+    pub bin: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -215,8 +216,8 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Run(args) => run_cmd::run(args),
         Command::Devices { json } => run_cmd::devices(json),
         Command::Setup { force } => toolchain_cmds::setup(force),
-        Command::Build { dir, arch, release, bin } => toolchain_cmds::build(dir, arch, release, bin),
-        Command::Size { program, arch, release, bin, top, json } => toolchain_cmds::size(program, arch, release, bin, top, json),
+        Command::Build { dir, build } => toolchain_cmds::build(dir, build),
+        Command::Size { program, build, top, json } => toolchain_cmds::size(program, build, top, json),
         Command::Cache { action } => run_cmd::cache(matches!(action, Some(CacheAction::Clean))),
         Command::Doctor { json } => toolchain_cmds::doctor(json),
         Command::Demo => toolchain_cmds::demo(),

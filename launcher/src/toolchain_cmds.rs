@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+use crate::BuildArgs;
+
 fn log(line: &str) {
     eprintln!("gpurun: {line}");
 }
@@ -53,7 +55,8 @@ fn first_device_arch() -> Option<String> {
 
 /// Builds the crate at `dir` for `arch` (default: the first GPU's) and
 /// returns its code objects.
-fn build_objects(dir: &Path, arch: Option<String>, release: bool, bin: Option<String>) -> anyhow::Result<Vec<PathBuf>> {
+fn build_objects(dir: &Path, build: BuildArgs) -> anyhow::Result<Vec<PathBuf>> {
+    let BuildArgs { arch, release, bin } = build;
     let arch = match arch.or_else(first_device_arch) {
         Some(a) => a,
         None => bail!("no GPU found to take the arch from: pass --arch (gfx90a, gfx942, gfx1100, sm_80, sm_90, ...)"),
@@ -69,17 +72,17 @@ fn build_objects(dir: &Path, arch: Option<String>, release: bool, bin: Option<St
 }
 
 /// `gpurun build`: prints the code object's path as the last line.
-pub fn build(dir: PathBuf, arch: Option<String>, release: bool, bin: Option<String>) -> anyhow::Result<i32> {
-    for o in build_objects(&dir, arch, release, bin)? {
+pub fn build(dir: PathBuf, build: BuildArgs) -> anyhow::Result<i32> {
+    for o in build_objects(&dir, build)? {
         println!("{}", o.display());
     }
     Ok(0)
 }
 
 /// `gpurun size`: the size report of a code object, or of a crate's build.
-pub fn size(program: PathBuf, arch: Option<String>, release: bool, bin: Option<String>, top: usize, json: bool) -> anyhow::Result<i32> {
+pub fn size(program: PathBuf, build: BuildArgs, top: usize, json: bool) -> anyhow::Result<i32> {
     let object = if program.is_dir() {
-        let mut objects = build_objects(&program, arch, release, bin)?;
+        let mut objects = build_objects(&program, build)?;
         if objects.len() > 1 {
             bail!("{} has several programs: choose one with --bin", program.display());
         }

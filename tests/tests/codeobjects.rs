@@ -102,6 +102,17 @@ fn hello_threads_sm_90() {
     assert_frames_shared(&ptx, "hello-threads");
 }
 
+/// Five popular crates, unmodified (rayon, crossbeam-channel, parking_lot,
+/// serde_json, regex): the program links for NVIDIA with every check the
+/// seed demo gets, frames in global memory and device-scope atomics.
+#[test]
+fn real_crates_sm_90() {
+    check("real-crates", "sm_90");
+    let paths = toolchain(Path::new(LINKER));
+    let ptx = std::fs::read_to_string(build_example(&paths, "real-crates", "sm_90")).unwrap();
+    assert_frames_shared(&ptx, "real-crates");
+}
+
 /// The scoped-threads check (`thread::scope` borrowing main's stack,
 /// `Builder::stack_size` above the launch's stack) links for AMD with its
 /// frames in global memory.
