@@ -66,6 +66,20 @@ pub enum Command {
         #[command(subcommand)]
         action: Option<CacheAction>,
     },
+    /// Make a crate a GPU crate: writes its .cargo/config.toml and rust-toolchain.toml,
+    /// after which plain `cargo build` and `cargo run` build and run it on the GPU
+    Init {
+        /// The crate directory
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+        /// The arch `cargo build` builds for (the other vendor: `cargo build-amd` / `build-nvidia`)
+        /// [default: the first GPU's, else sm_90]
+        #[arg(long)]
+        arch: Option<String>,
+        /// Replace a .cargo/config.toml or rust-toolchain.toml that gpurun did not write
+        #[arg(long)]
+        force: bool,
+    },
     /// Check the toolchain, the GPU driver libraries and the devices
     Doctor {
         /// Machine-readable output
@@ -219,6 +233,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Build { dir, build } => toolchain_cmds::build(dir, build),
         Command::Size { program, build, top, json } => toolchain_cmds::size(program, build, top, json),
         Command::Cache { action } => run_cmd::cache(matches!(action, Some(CacheAction::Clean))),
+        Command::Init { dir, arch, force } => toolchain_cmds::init(dir, arch, force),
         Command::Doctor { json } => toolchain_cmds::doctor(json),
         Command::Demo => toolchain_cmds::demo(),
         Command::Bench(args) => bench_cmd::bench(args),

@@ -108,6 +108,27 @@ pub fn size(program: PathBuf, build: BuildArgs, top: usize, json: bool) -> anyho
     Ok(0)
 }
 
+/// `gpurun init`: makes the patched toolchain (its paths go into the
+/// config) and writes the crate's cargo config.
+pub fn init(dir: PathBuf, arch: Option<String>, force: bool) -> anyhow::Result<i32> {
+    let arch = Arch::parse(&arch.or_else(first_device_arch).unwrap_or_else(|| "sm_90".into())).map_err(anyhow::Error::msg)?;
+    let paths = Paths::from_env();
+    ensure_toolchain(&paths, false)?;
+    let dir = dir.canonicalize().with_context(|| format!("{}", dir.display()))?;
+    let written = gpu_targets::init::init(&paths, &self_exe()?, &dir, &arch, force).map_err(anyhow::Error::msg)?;
+    log(&format!("wrote {}", written.config.display()));
+    if let Some(t) = written.toolchain_file {
+        log(&format!("wrote {}", t.display()));
+    }
+    log(&format!(
+        "in {}: `cargo build --release` builds for {} and `cargo run --release` runs it with gpurun; \
+         `cargo build-amd` / `cargo build-nvidia` build for the other vendor",
+        dir.display(),
+        arch.name
+    ));
+    Ok(0)
+}
+
 /// `gpurun doctor`: exit 0 when everything needed to build is there and a
 /// GPU was found, 1 otherwise; every failed check says how to fix it.
 pub fn doctor(json: bool) -> anyhow::Result<i32> {

@@ -2,12 +2,14 @@
 //!
 //! - [`setup`]: the hard-linked, patched toolchain under `target/gpu-toolchain`;
 //! - [`compile`]: `gpurun build`: cargo with `-Zbuild-std` for a GPU arch;
+//! - [`init`]: `gpurun init`: the cargo config that makes any crate a GPU crate;
 //! - [`size`]: `gpurun size`: a code object's bytes per crate and function;
 //! - [`arch`]: which vendor and target an arch name (`gfx90a`, `sm_90`) means.
 pub mod arch;
 pub mod codecheck;
 pub mod compile;
 pub mod doctor;
+pub mod init;
 pub mod patch;
 pub mod paths;
 pub mod protocol_names;
