@@ -9,6 +9,7 @@
 # Also writes gpu-bundle/load/build.json: each program's PTX bytes and build
 # time (cold: the arch's target dir emptied first) for each checkout.
 # Usage: [BASE=DIR] scripts/make-load-bundle.sh [ARCH]   (default sm_90)
+# Run it after scripts/make-gpu-bundle.sh, which empties gpu-bundle/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 arch=${1:-sm_90}

@@ -1,4 +1,12 @@
-# ptxas options on the programs that did not compile in 200 s at -O3.
+#!/usr/bin/env bash
+# ptxas options on the programs that did not compile in 200 s at -O3 (whole
+# program): -c (relocatable, then nvlink), -O1, -O0, on a CUDA machine, from
+# gpu-bundle/load (scripts/make-load-bundle.sh). What it found on the H100
+# (2026-11-23): -c compiles far faster than whole-program, but a part's
+# functions need the kernel's register cap passed as
+# `--device-function-maxrregcount N` (nvlink refuses the link otherwise),
+# and nvlink takes its inputs by extension (.o). launcher/src/cubin_cache.rs
+# does it that way. Kept to re-run that comparison.
 export PATH=$PATH:/usr/local/cuda/bin
 W=/tmp/pab; rm -rf $W; mkdir -p $W
 for p in real-crates std-coverage; do gunzip -c gpu-bundle/load/$p.ptx.gz > $W/$p.ptx; done
@@ -12,7 +20,7 @@ for p in real-crates std-coverage; do
   done
 done
 wait
-for f in $W/*-O3c.out $W/*-O1c.out $W/*-O0c.out; do
+for f in $W/*-O3c.out $W/*-O1c.out $W/*-O0c.out; do  # (nvlink wants .o names: these give an empty link)
   [ -s "$f" ] || continue
   t=$(now); nvlink -arch=sm_90 $f -o ${f%.out}.cubin > ${f%.out}.nvlink.log 2>&1; echo "nvlink $(basename $f): exit $? $(awk "BEGIN{printf \"%.1f\", $(now) - $t}") s"; tail -2 ${f%.out}.nvlink.log
 done
