@@ -208,7 +208,8 @@ fn arguments_reach_the_device() {
     let (r, out) = run_with(opts, |d| {
         let p = d.producer();
         assert_eq!(d.lb.num_threads, 3);
-        assert_eq!(d.lb.envc, 1);
+        // K=V and the RAYON_NUM_THREADS default (`with_pool_defaults`).
+        assert_eq!(d.lb.envc, 2);
         p.write(0, 1, format!("{:?}\n", d.args()).as_bytes());
         p.send(0, OP_EXIT, 0, 0, &[]);
         Ok(())
