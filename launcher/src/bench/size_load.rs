@@ -48,11 +48,15 @@ pub fn render(rows: &[Value]) -> String {
     let mut cells: BTreeMap<(String, String), BTreeMap<usize, &Value>> = BTreeMap::new();
     let mut sizes: BTreeMap<(String, String), &Value> = BTreeMap::new();
     let mut provenance: Vec<String> = Vec::new();
+    let mut notes: Vec<String> = Vec::new();
     for r in rows {
         let bench = text(r, "benchmark");
         // ptxas and build rows carry the build variant; load rows run the default build.
         let (build_variant, how) = if bench == "load" { ("default", text(r, "variant")) } else { (text(r, "variant"), "") };
-        let key = (text(r, "program").to_string(), build_variant.to_string());
+        // NVIDIA sm_90 is the default arch; another arch is its own line.
+        let arch = text(r, "arch");
+        let build_variant = if arch.is_empty() || arch == "sm_90" { build_variant.to_string() } else { format!("{build_variant} ({arch})") };
+        let key = (text(r, "program").to_string(), build_variant);
         if bench == "build" {
             sizes.insert(key.clone(), r);
         }
@@ -66,6 +70,12 @@ pub fn render(rows: &[Value]) -> String {
         if !provenance.contains(&where_) {
             provenance.push(where_);
         }
+        if let Some(note) = r.get("note").and_then(Value::as_str) {
+            let line = format!("{} {} ({bench}{}): {note}", text(r, "program"), text(r, "variant"), if arch.is_empty() { String::new() } else { format!(", {arch}") });
+            if !notes.contains(&line) {
+                notes.push(line);
+            }
+        }
     }
     let mut out = String::from(
         "# Code size, build and load time\n\n\
@@ -76,7 +86,7 @@ pub fn render(rows: &[Value]) -> String {
          includes std's build; the others reuse it in `default` (one target dir per arch) but not in `before` \
          (one per crate). A run's time is `gpurun run` from process start to exit, the program's own work included.\n\n",
     );
-    out.push_str("| program | build | PTX bytes |");
+    out.push_str("| program | build | code object bytes |");
     for (_, _, h) in TIMES {
         let _ = write!(out, " {h} |");
     }
@@ -87,7 +97,7 @@ pub fn render(rows: &[Value]) -> String {
     keys.sort();
     keys.dedup();
     for key in keys {
-        let bytes = sizes.get(key).and_then(|r| r.get("ptx_bytes")).and_then(Value::as_u64);
+        let bytes = sizes.get(key).and_then(|r| r.get("ptx_bytes").or_else(|| r.get("bytes"))).and_then(Value::as_u64);
         let _ = write!(out, "| {} | {} | {} |", key.0, key.1, bytes.map_or("".into(), |b| b.to_string()));
         for col in 0..TIMES.len() {
             let cell = match cells.get(key).and_then(|c| c.get(&col)) {
@@ -100,6 +110,12 @@ pub fn render(rows: &[Value]) -> String {
             let _ = write!(out, " {cell} |");
         }
         out.push('\n');
+    }
+    if !notes.is_empty() {
+        out.push_str("\n## Notes\n\n");
+        for n in notes {
+            let _ = writeln!(out, "- {n}");
+        }
     }
     out.push_str("\n## Runs\n\n");
     for p in provenance {
@@ -126,5 +142,7 @@ mod tests {
         assert!(md.contains("| p | before | 76 | 400.0 | not run: ptxas exit 124 |  |  |  |"), "{md}");
         assert!(md.contains("| p | default | 25 | 90.0 | 30.0 |  |  | 0.4 |"), "{md}");
         assert!(md.contains("- builds: before (2 cores), commit `a`, d"), "{md}");
+        let amd = render(&[json!({"benchmark": "build", "variant": "default", "program": "p", "arch": "gfx90a", "seconds": 60.0, "bytes": 9})]);
+        assert!(amd.contains("| p | default (gfx90a) | 9 | 60.0 |"), "{amd}");
     }
 }
