@@ -119,30 +119,9 @@ pub fn inspect_amd(syms: &str, notes: &str, disasm: &str, r: &mut CodeObjectRepo
     r.undefined = undefined;
 }
 
-/// The PTX functions and kernels of `ptx`, each with the text of its body
-/// (up to the next declaration).
+/// The PTX functions and kernels of `ptx`, each with its text.
 fn ptx_functions(ptx: &str) -> Vec<(String, &str)> {
-    let mut starts: Vec<(String, usize)> = Vec::new();
-    let mut offset = 0;
-    for line in ptx.split_inclusive('\n') {
-        let t = line.trim_start();
-        let decl = [".visible .entry ", ".entry ", ".visible .func ", ".weak .func ", ".func "]
-            .iter()
-            .find_map(|p| t.strip_prefix(p));
-        // Prototypes (`.extern .func`) and declarations end with `;`.
-        if let Some(rest) = decl.filter(|_| !t.trim_end().ends_with(';')) {
-            // `.func (.param .b64 func_retval0) name(`: skip the return value.
-            let rest = match rest.trim_start().strip_prefix('(') {
-                Some(r) => r.split_once(')').map_or("", |(_, after)| after),
-                None => rest,
-            };
-            let name: String = rest.trim_start().chars().take_while(|c| !matches!(c, '(' | ' ' | ';')).collect();
-            starts.push((name, offset));
-        }
-        offset += line.len();
-    }
-    let ends: Vec<usize> = starts.iter().skip(1).map(|s| s.1).chain([ptx.len()]).collect();
-    starts.into_iter().zip(ends).map(|((name, from), to)| (name, &ptx[from..to])).collect()
+    crate::size::ptx_function_texts(ptx).into_iter().map(|(name, text)| (name.to_string(), text)).collect()
 }
 
 /// The PTX functions (and kernels) that still declare a private `.local`

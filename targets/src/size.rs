@@ -130,17 +130,25 @@ pub fn from_symbols(file_bytes: u64, unit: &'static str, raw: Vec<(String, u64)>
 /// (header to closing brace). Prototypes (a header ending in `;`) are not
 /// definitions and are skipped.
 pub fn ptx_functions(ptx: &str) -> Vec<(String, u64)> {
+    ptx_function_texts(ptx).into_iter().map(|(name, text)| (name.to_string(), text.len() as u64)).collect()
+}
+
+/// Each function (and kernel) defined in a PTX module, with its text from
+/// header line to closing brace.
+pub fn ptx_function_texts(ptx: &str) -> Vec<(&str, &str)> {
     let mut out = Vec::new();
-    let mut current: Option<(String, u64)> = None;
+    // (name, start offset) of the header being read, and whether its body began.
+    let mut current: Option<(&str, usize)> = None;
     let mut in_body = false;
+    let mut offset = 0;
     for line in ptx.split_inclusive('\n') {
-        let len = line.len() as u64;
-        if let Some((name, bytes)) = current.as_mut() {
-            *bytes += len;
+        let start = offset;
+        offset += line.len();
+        if let Some((name, from)) = current {
             let t = line.trim();
             if in_body {
                 if line.starts_with('}') {
-                    out.push((std::mem::take(name), *bytes));
+                    out.push((name, &ptx[from..offset]));
                     current = None;
                     in_body = false;
                 }
@@ -152,7 +160,7 @@ pub fn ptx_functions(ptx: &str) -> Vec<(String, u64)> {
             continue;
         }
         if let Some(name) = ptx_header_name(line) {
-            current = Some((name.to_string(), len));
+            current = Some((name, start));
         }
     }
     out
