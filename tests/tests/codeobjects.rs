@@ -107,10 +107,7 @@ fn hello_threads_sm_90() {
 /// seed demo gets, frames in global memory and device-scope atomics.
 #[test]
 fn real_crates_sm_90() {
-    check("real-crates", "sm_90");
-    let paths = toolchain(Path::new(LINKER));
-    let ptx = std::fs::read_to_string(build_example(&paths, "real-crates", "sm_90")).unwrap();
-    assert_frames_shared(&ptx, "real-crates");
+    check_sm_90_with_shared_frames("real-crates");
 }
 
 /// The scoped-threads check (`thread::scope` borrowing main's stack,
@@ -138,10 +135,15 @@ fn std_coverage_gfx1100() {
 
 #[test]
 fn std_coverage_sm_90() {
-    check("std-coverage", "sm_90");
+    check_sm_90_with_shared_frames("std-coverage");
+}
+
+/// [`check`] for sm_90, then [`assert_frames_shared`] on the PTX.
+fn check_sm_90_with_shared_frames(example: &str) {
+    check(example, "sm_90");
     let paths = toolchain(Path::new(LINKER));
-    let ptx = std::fs::read_to_string(build_example(&paths, "std-coverage", "sm_90")).unwrap();
-    assert_frames_shared(&ptx, "std-coverage");
+    let ptx = std::fs::read_to_string(build_example(&paths, example, "sm_90")).unwrap();
+    assert_frames_shared(&ptx, example);
 }
 
 /// The literal command for the built-in target, from the example's folder,
