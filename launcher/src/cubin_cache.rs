@@ -80,9 +80,23 @@ pub fn cubin_for(
     policy: CachePolicy,
 ) -> Result<Option<(Vec<u8>, Source)>, String> {
     let Some(ptxas) = find_ptxas() else { return Ok(None) };
+    let ptxas_says = ptxas_version(&ptxas)?;
+    if let Some((major, minor)) = ptxas_release(&ptxas_says)
+        && major * 1000 + minor * 10 > driver_version
+    {
+        // A newer ptxas may write cubins an older driver refuses; its JIT
+        // takes the PTX.
+        eprintln!(
+            "gpurun: {} is CUDA {major}.{minor}, newer than the driver's CUDA {}.{}: the driver compiles {name}",
+            ptxas.display(),
+            driver_version / 1000,
+            driver_version % 1000 / 10
+        );
+        return Ok(None);
+    }
     // How the cubin is made is part of the key (a whole-program and a split
     // compile differ).
-    let version = format!("{}; {}", ptxas_version(&ptxas)?, COMPILE_SCHEME);
+    let version = format!("{ptxas_says}; {COMPILE_SCHEME}");
     let key = cache_key(ptx, arch, driver_version, &version);
     let dir = cache_dir();
     let cached = dir.as_ref().map(|d| d.join(format!("{key}-{arch}.cubin")));
@@ -176,6 +190,14 @@ const COMPILE_SCHEME: &str = "ptxas -c per part, nvlink (ptx_split v1)";
 /// Parts a module is split into at most (one `ptxas` process each).
 const MAX_PARTS: usize = 32;
 
+/// `(13, 0)` from `ptxas --version`'s "Cuda compilation tools, release 13.0, V13.0.88".
+fn ptxas_release(version: &str) -> Option<(i32, i32)> {
+    let rest = &version[version.find("release ")? + "release ".len()..];
+    let (major, rest) = rest.split_once('.')?;
+    let minor: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    Some((major.trim().parse().ok()?, minor.parse().ok()?))
+}
+
 fn ptxas_version(ptxas: &Path) -> Result<String, String> {
     let out = Command::new(ptxas).arg("--version").output().map_err(|e| format!("cannot run {}: {e}", ptxas.display()))?;
     if !out.status.success() {
@@ -268,6 +290,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn ptxas_release_from_its_version_text() {
+        let v = "ptxas: NVIDIA (R) Ptx optimizing assembler\nCuda compilation tools, release 13.0, V13.0.88\nBuild cuda_13.0";
+        assert_eq!(ptxas_release(v), Some((13, 0)));
+        assert_eq!(ptxas_release("Cuda compilation tools, release 12.8, V12.8.93"), Some((12, 8)));
+        assert_eq!(ptxas_release("fake 1.0"), None);
+    }
+
+    #[test]
     fn the_key_changes_with_every_input() {
         let base = cache_key(b"ptx", "sm_90", 13000, "ptxas 13.0");
         assert_eq!(base.len(), 32);
@@ -345,6 +375,10 @@ mod tests {
         assert_eq!(linked.matches(".visible .func g()\n{").count(), 1, "{linked}");
         let calls = std::fs::read_to_string(&log).unwrap();
         assert!(calls.lines().skip(before).all(|l| l.starts_with("-c -arch=sm_90 --device-function-maxrregcount 64 ")), "{calls}");
+        // A ptxas newer than the driver is left alone: the driver's JIT compiles.
+        let newer = tool("ptxas-newer", "echo 'Cuda compilation tools, release 99.0, V99.0.1'\n");
+        unsafe { std::env::set_var("GPURUN_PTXAS", &newer) };
+        assert!(cubin_for(ptx.as_bytes(), "b", "sm_90", 13000, CachePolicy::Use).unwrap().is_none());
         unsafe {
             std::env::remove_var("GPURUN_PTXAS");
             std::env::remove_var("GPURUN_CACHE_DIR");
