@@ -147,9 +147,20 @@ impl Backend for FakeBackend {
         if !self.running.as_ref().is_some_and(|h| h.is_finished()) {
             return Ok(false);
         }
-        match self.running.take().unwrap().join().unwrap() {
-            Ok(()) => Ok(true),
-            Err(m) => Err(BackendError::Fault { name: "FAKE_ILLEGAL_ADDRESS".into(), desc: m, hint: String::new() }),
+        match self.running.take().unwrap().join() {
+            Ok(Ok(())) => Ok(true),
+            Ok(Err(m)) => Err(BackendError::Fault { name: "FAKE_ILLEGAL_ADDRESS".into(), desc: m, hint: String::new() }),
+            // A failed assertion in the fake kernel: a fault the test then
+            // sees, not a panic here (unwinding out of `execute` would wait
+            // forever for its ring server, which waits for the exit).
+            Err(panic) => {
+                let msg = panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()));
+                Err(BackendError::Fault {
+                    name: "FAKE_KERNEL_PANICKED".into(),
+                    desc: msg.unwrap_or_default(),
+                    hint: String::new(),
+                })
+            }
         }
     }
     fn read_back(&mut self, src: u64, dst: &MappedBuf) -> Result<(), BackendError> {
