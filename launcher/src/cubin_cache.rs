@@ -70,7 +70,8 @@ pub enum Source {
 }
 
 /// The cubin for `ptx` on `arch` (`sm_90`), from the cache or from `ptxas`;
-/// `Ok(None)` when there is no `ptxas` (the driver's JIT then compiles).
+/// `Ok(None)`, having said why, when there is no `ptxas` to use (the
+/// driver's JIT then compiles).
 /// `name` is what progress messages call the program.
 pub fn cubin_for(
     ptx: &[u8],
@@ -79,7 +80,10 @@ pub fn cubin_for(
     driver_version: i32,
     policy: CachePolicy,
 ) -> Result<Option<(Vec<u8>, Source)>, String> {
-    let Some(ptxas) = find_ptxas() else { return Ok(None) };
+    let Some(ptxas) = find_ptxas() else {
+        eprintln!("gpurun: no ptxas found: the driver compiles {name} for {arch} (its JIT cache keeps it)");
+        return Ok(None);
+    };
     let ptxas_says = ptxas_version(&ptxas)?;
     if let Some((major, minor)) = ptxas_release(&ptxas_says)
         && major * 1000 + minor * 10 > driver_version

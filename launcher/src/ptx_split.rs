@@ -42,22 +42,9 @@ fn strip_linkage(s: &str) -> &str {
     LINKAGE.iter().find_map(|l| s.strip_prefix(l)).unwrap_or(s).trim_start()
 }
 
-fn is_function_start(line: &str) -> bool {
-    let rest = strip_linkage(line);
-    rest.starts_with(".func") || rest.starts_with(".entry")
-}
-
 fn is_variable(line: &str) -> bool {
     let rest = strip_linkage(line);
     [".global", ".const", ".shared"].iter().any(|s| rest.starts_with(s))
-}
-
-fn function_name(head: &str) -> Option<&str> {
-    let rest = strip_linkage(head);
-    let rest = rest.strip_prefix(".func").or_else(|| rest.strip_prefix(".entry"))?.trim_start();
-    let rest = if rest.starts_with('(') { rest[rest.find(')')? + 1..].trim_start() } else { rest };
-    let end = rest.find(|c: char| c == '(' || c.is_whitespace()).unwrap_or(rest.len());
-    (end > 0).then(|| &rest[..end])
 }
 
 /// Byte offset of `line` (a slice of `text`) in `text`.
@@ -72,7 +59,8 @@ fn parse(ptx: &str) -> Result<Module<'_>, String> {
     while i < lines.len() {
         let line = lines[i];
         let t = line.trim();
-        if is_function_start(line) {
+        // A function or kernel header (definition or prototype).
+        if gpu_targets::size::ptx_header_name(line).is_some() {
             // The header runs to a `{` line (a definition) or a line ending in `;` (a prototype).
             let mut j = i;
             while j < lines.len() && lines[j].trim() != "{" && !lines[j].trim_end().ends_with(';') {
@@ -89,7 +77,6 @@ fn parse(ptx: &str) -> Result<Module<'_>, String> {
                 if k == lines.len() {
                     return Err(format!("unterminated function body from line {}", i + 1));
                 }
-                function_name(line).ok_or_else(|| format!("no function name at line {}", i + 1))?;
                 let is_kernel = strip_linkage(line).starts_with(".entry");
                 let head = lines[i..j].to_vec();
                 if is_kernel {

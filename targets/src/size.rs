@@ -166,8 +166,10 @@ pub fn ptx_function_texts(ptx: &str) -> Vec<(&str, &str)> {
     out
 }
 
-/// The function named by a PTX function or kernel header line.
-fn ptx_header_name(line: &str) -> Option<&str> {
+/// The function named by a PTX function or kernel header line
+/// (`.visible .func (.param .b32 func_retval0) name(`), definition or
+/// prototype; `None` for any other line.
+pub fn ptx_header_name(line: &str) -> Option<&str> {
     let mut rest = line.trim_end();
     for prefix in [".visible ", ".weak ", ".extern "] {
         rest = rest.strip_prefix(prefix).unwrap_or(rest).trim_start();
