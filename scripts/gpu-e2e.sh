@@ -59,8 +59,9 @@ grep -q "^maths: 17 of 17 correct$" "$LOG/maths.out" && ok "f32/f64 maths correc
 if [ -e "$B/real-crates-$ARCH.ptx" ]; then
     # rayon, crossbeam-channel, parking_lot, serde_json and regex, unmodified:
     # the GPU's output must be the host's.
-    # rayon's workers and regex's compiler recurse deeper than the 16K default.
-    run real-crates 0 run --stack-size 256K "$(obj real-crates)"
+    # At the default stacks (rayon's workers and regex's compiler need more
+    # than 64K of frames).
+    run real-crates 0 run "$(obj real-crates)"
     cmp -s "$B/real-crates.expected" "$LOG/real-crates.out" && ok "real-crates output equals the host's" \
         || { bad "real-crates output differs from the host's"; diff "$B/real-crates.expected" "$LOG/real-crates.out" | head -n 20; }
 fi
@@ -76,13 +77,26 @@ done
 if [ -e "$B/scoped-stacks-$ARCH.ptx" ]; then
     run scoped-stacks 0 run "$(obj scoped-stacks)"
     grep -q "^scoped-stacks: ok" "$LOG/scoped-stacks.out" && ok "threads borrow their parent's stack" || bad "scoped-stacks output"
-    # 100 levels (200 KiB of frames) also need more of the driver's per-lane
-    # call stack than the default 16K.
-    run scoped-stacks-deep 0 run --stack-size 64K "$(obj scoped-stacks)" -- 100
+    run scoped-stacks-deep 0 run "$(obj scoped-stacks)" -- 100
     grep -q "^scoped-stacks: ok" "$LOG/scoped-stacks-deep.out" && ok "100-level recursion on a 256 KiB thread stack" || bad "scoped-stacks-deep output"
     run stack-overflow 134 run "$(obj stack-overflow)"
     grep -q "^thread 'deep-recursion' has overflowed its stack$" "$LOG/stack-overflow.err" \
         && ok "stack overflow reported like std" || bad "stack-overflow message"
+fi
+if [ -e "$B/deep-recursion-$ARCH.ptx" ]; then
+    # A Box-linked list hashed and dropped by recursion, at the default
+    # settings; past the call stack's depth, std's report (exit 134).
+    for depth in 10 100 1000; do
+        run deep-recursion-$depth 0 run "$(obj deep-recursion)" -- $depth
+        grep -q "^deep-recursion: $depth levels ok" "$LOG/deep-recursion-$depth.out" \
+            && ok "$depth levels of recursion at the default stacks" || bad "deep-recursion $depth output"
+    done
+    run deep-recursion-10000 134 run "$(obj deep-recursion)" -- 10000
+    grep -q "^thread 'walker' has overflowed its stack$" "$LOG/deep-recursion-10000.err" \
+        && ok "10,000 levels past the default call stack: std's overflow report" || bad "deep-recursion 10000 message"
+    run deep-recursion-10000-big 0 run --call-stack-size 256K "$(obj deep-recursion)" -- 10000
+    grep -q "^deep-recursion: 10000 levels ok" "$LOG/deep-recursion-10000-big.out" \
+        && ok "10,000 levels with --call-stack-size 256K" || bad "deep-recursion 10000 at 256K output"
 fi
 if [ -e "$B/hello-threads-gfx90a.elf" ]; then
     run wrong-vendor 4 run "$B/hello-threads-gfx90a.elf"

@@ -11,8 +11,10 @@
 #                           AB_IDS (default: AB_DEFAULT_IDS below) linked another way, for
 #                           scripts/gpu-link-ab.sh: private = frames in private memory
 #                           (GPU_PRIVATE_STACKS=1), sysscope = std atomics left at
-#                           system scope (GPU_SYSTEM_SCOPE=1)
-# Usage: scripts/make-bench-bundle.sh [ARCH...]   (default: sm_90)
+#                           system scope (GPU_SYSTEM_SCOPE=1), nodepth = recursion
+#                           without call-stack depth checks (GPU_NO_DEPTH_CHECKS=1)
+# Usage: [BENCH_IDS="spawn_join heap ..."] scripts/make-bench-bundle.sh [ARCH...]
+#   (default: sm_90, every benchmark program)
 # Run it after scripts/make-gpu-bundle.sh, which empties gpu-bundle/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,7 +25,7 @@ $G setup
 B=gpu-bundle/bench
 rm -rf "$B" && mkdir -p "$B/cpu" "$B/native-src"
 cp "$G" "$B/"
-ids=$(ls benches/programs/src/bin/ | sed -n 's/\.rs$//p')
+ids=${BENCH_IDS:-$(ls benches/programs/src/bin/ | sed -n 's/\.rs$//p')}
 AB_DEFAULT_IDS="spawn_join wake_latency mutex_uncontended mutex_handoff channel_1p1c yield barrier println host_call heap reduction"
 for arch in "${archs[@]}"; do
     for id in $ids; do
@@ -34,6 +36,7 @@ for arch in "${archs[@]}"; do
             case $variant in
                 private) flag=GPU_PRIVATE_STACKS;;
                 sysscope) flag=GPU_SYSTEM_SCOPE;;
+                nodepth) flag=GPU_NO_DEPTH_CHECKS;;
                 *) echo "unknown AB variant $variant" >&2; exit 2;;
             esac
             # The linker's choice does not change cargo's fingerprint: touch

@@ -16,7 +16,7 @@ for arch in "${archs[@]}"; do
         cp "$obj" "gpu-bundle/$ex-$arch.${obj##*.}"
     done
     for bin in all-threads-print panic hang fault exit-code spawn-exhaust spawn-cycles maths lanes lanes-misuse \
-               scoped-stacks stack-overflow; do
+               scoped-stacks stack-overflow deep-recursion; do
         obj=$($G build examples/gpu-checks --arch "$arch" --bin "$bin" --release | tail -n 1)
         cp "$obj" "gpu-bundle/$bin-$arch.${obj##*.}"
     done

@@ -161,17 +161,15 @@ fn no_library_message(vendor: Vendor, tried: &[Tried]) -> String {
     s
 }
 
-/// The error for a per-lane stack size the driver refused (`call` failed
-/// with `name`).
-pub fn stack_refused(stack: u64, call: &str, name: &str, out_of_memory: bool) -> BackendError {
+/// The error for a per-lane call stack the driver refused (`call` failed
+/// with `name`); `option` is the command-line option that chose the size.
+pub fn stack_refused(stack: u64, option: &str, call: &str, name: &str, out_of_memory: bool) -> BackendError {
     let why = if out_of_memory {
         "the device cannot reserve that much for every resident lane"
     } else {
         "the driver does not accept that per-lane size"
     };
-    BackendError::Usage(format!(
-        "--stack-size {stack}: {call} failed with {name}: {why}; pass a smaller --stack-size (the default is 16K)"
-    ))
+    BackendError::Usage(format!("{option} {stack}: {call} failed with {name}: {why}; pass a smaller {option}"))
 }
 
 impl BackendError {
@@ -195,9 +193,12 @@ impl BackendError {
 /// One opened device of one vendor.
 pub trait Backend {
     fn info(&self) -> &DeviceInfo;
-    /// Loads the code object, finds [`KERNEL_ENTRY`](rt_common::protocol::KERNEL_ENTRY)
-    /// and sets the per-lane stack limit.
-    fn load(&mut self, code: &CodeObject, stack_size: u64) -> Result<KernelInfo, BackendError>;
+    /// Loads the code object and finds [`KERNEL_ENTRY`](rt_common::protocol::KERNEL_ENTRY).
+    fn load(&mut self, code: &CodeObject) -> Result<KernelInfo, BackendError>;
+    /// Sets the driver's per-lane call stack to `bytes` (the device reserves
+    /// it for every lane it can hold); `option` is the command-line option
+    /// that chose it, for the error.
+    fn set_call_stack(&mut self, bytes: u64, option: &str) -> Result<(), BackendError>;
     /// Blocks of `block_threads` threads of the loaded kernel that fit on one SM/CU.
     fn occupancy(&mut self, block_threads: u32) -> Result<u32, BackendError>;
     /// Free device memory in bytes.

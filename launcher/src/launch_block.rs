@@ -34,6 +34,7 @@ pub fn launch_block_bytes(lb: &LaunchBlock) -> [u8; LAUNCH_BLOCK_BYTES] {
         (offset_of!(LaunchBlock, random_seed), lb.random_seed),
         (offset_of!(LaunchBlock, flags), lb.flags),
         (offset_of!(LaunchBlock, stacks), lb.stacks),
+        (offset_of!(LaunchBlock, call_stack_size), lb.call_stack_size),
     ];
     for (off, v) in fields64 {
         b[off..off + 8].copy_from_slice(&v.to_le_bytes());
@@ -100,7 +101,8 @@ mod tests {
             flags: 0x2222,
             block_warps: 2,
             stacks: 0x3333,
-            reserved: [0, 0, 9],
+            call_stack_size: 0x4444,
+            reserved: [0, 9],
             ..Default::default()
         };
         let b = launch_block_bytes(&lb);
@@ -111,6 +113,8 @@ mod tests {
         let f = offset_of!(LaunchBlock, flags);
         assert_eq!(u64::from_le_bytes(b[f..f + 8].try_into().unwrap()), 0x2222);
         assert_eq!(b[LAUNCH_BLOCK_BYTES - 8], 9);
+        let c = offset_of!(LaunchBlock, call_stack_size);
+        assert_eq!(u64::from_le_bytes(b[c..c + 8].try_into().unwrap()), 0x4444);
         let s = offset_of!(LaunchBlock, stacks);
         assert_eq!(u64::from_le_bytes(b[s..s + 8].try_into().unwrap()), 0x3333);
         let w = offset_of!(LaunchBlock, block_warps);

@@ -125,13 +125,19 @@ pub struct RunArgs {
     /// Threads (warps) to launch; default: as many as can be resident. Above that is an error
     #[arg(long)]
     pub threads: Option<u32>,
-    /// Stack of each thread, in bytes. Frames live in global memory (code
-    /// linked by gpu-ld); a thread asking more (`Builder::stack_size`) gets a
-    /// heap stack; on NVIDIA other lanes get 8K each. This is also the
-    /// driver's per-lane limit for register saves (and for the frames of
-    /// code linked without gpu-ld)
-    #[arg(long, value_parser = parse_size, default_value = "16K")]
-    pub stack_size: u64,
+    /// Stack of each thread for its frames, in bytes [default: 512K]. Frames
+    /// live in global memory (code linked by gpu-ld); a thread asking more
+    /// (`Builder::stack_size`) gets a heap stack; on NVIDIA other lanes get
+    /// 8K each. For code linked without gpu-ld (frames in private memory)
+    /// this sizes the driver's call stack instead
+    #[arg(long, value_parser = parse_size)]
+    pub stack_size: Option<u64>,
+    /// The driver's per-lane call stack, in bytes [default: 32K, less on a
+    /// device where every lane's share passes an eighth of its memory]: return
+    /// addresses and saved registers, about 16 bytes a level of recursion.
+    /// Deeper recursion stops with std's stack overflow report
+    #[arg(long, value_parser = parse_size)]
+    pub call_stack_size: Option<u64>,
     /// Device heap, in bytes [default: 512M or a quarter of free memory, the lesser]
     #[arg(long, value_parser = parse_size)]
     pub heap_size: Option<u64>,
@@ -251,16 +257,19 @@ mod tests {
     #[test]
     fn run_options_and_program_args() {
         let Command::Run(r) =
-            parse(&["run", "--threads", "8", "--stack-size", "32K", "p.ptx", "-x", "--threads", "y"]).unwrap().command
+            parse(&["run", "--threads", "8", "--stack-size", "32K", "--call-stack-size", "64K", "p.ptx", "-x", "--threads", "y"])
+                .unwrap()
+                .command
         else {
             panic!()
         };
         assert_eq!(r.threads, Some(8));
-        assert_eq!(r.stack_size, 32 << 10);
+        assert_eq!(r.stack_size, Some(32 << 10));
+        assert_eq!(r.call_stack_size, Some(64 << 10));
         assert_eq!(r.command, ["p.ptx", "-x", "--threads", "y"]);
         let Command::Run(r) = parse(&["run", "p.elf", "--", "a"]).unwrap().command else { panic!() };
         assert_eq!(r.command, ["p.elf", "--", "a"]);
-        assert_eq!(r.stack_size, 16 << 10);
+        assert_eq!((r.stack_size, r.call_stack_size), (None, None));
         assert_eq!(r.idle_sleep_ns, 0);
     }
 

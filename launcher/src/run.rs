@@ -10,7 +10,7 @@ use rt_common::protocol::{
     ABI_VERSION, LAUNCH_FLAG_TRACE, LAUNCH_MAGIC, LaunchBlock, THREAD_SLOT_BYTES, ring_bytes, warp_stacks_bytes,
 };
 
-use crate::backend::{Backend, BackendError, LaunchPlan, MappedBuf, PlanError, plan_launch};
+use crate::backend::{Backend, BackendError, DeviceInfo, LaunchPlan, MappedBuf, PlanError, plan_launch};
 use crate::codeobj::CodeObject;
 use crate::exit;
 use crate::launch_block::{LAUNCH_BLOCK_BYTES, launch_block_bytes, string_tables, string_tables_size};
@@ -21,8 +21,18 @@ use crate::ring::{RingError, RingView};
 /// Default device heap when `--heap-size` is not given: 512 MiB, or a
 /// quarter of free memory if that is less.
 pub const DEFAULT_HEAP: u64 = 512 << 20;
-/// Default stack of each thread (`LaunchBlock::stack_size`).
-pub const DEFAULT_STACK: u64 = 16 << 10;
+/// Default stack of each thread for its frames (`LaunchBlock::stack_size`),
+/// in global memory: real crates' threads (rayon's workers, regex's
+/// compiler) need more than 64K. std gives host threads 2 MiB; 512K for
+/// each of an H100's 4,224 threads is 2.2 GB.
+pub const DEFAULT_STACK: u64 = 512 << 10;
+/// Default of the driver's per-lane call stack (return addresses and saved
+/// registers, about 16 bytes a call level), when frames are in global
+/// memory: about 1,600 levels of recursion. The device reserves it for
+/// every lane it can hold (270,336 on an H100: 8.6 GB at 32K), so
+/// [`call_stack_size`] takes less on a device where that passes an eighth
+/// of its memory.
+pub const DEFAULT_CALL_STACK: u64 = 32 << 10;
 /// Default ring capacity (slots, a power of two).
 pub const DEFAULT_RING_SLOTS: u32 = 4096;
 /// How long the kernel may take to end after the program exited.
@@ -31,7 +41,11 @@ pub const EXIT_GRACE: Duration = Duration::from_secs(1);
 #[derive(Clone, Debug)]
 pub struct RunOptions {
     pub threads: Option<u32>,
-    pub stack_size: u64,
+    /// Each thread's stack; `None`: [`DEFAULT_STACK`] for frames in global
+    /// memory, the call stack's size for frames in private memory.
+    pub stack_size: Option<u64>,
+    /// The driver's per-lane call stack; `None`: [`call_stack_size`].
+    pub call_stack_size: Option<u64>,
     pub heap_size: Option<u64>,
     pub timeout: Option<Duration>,
     pub idle_sleep_ns: u64,
@@ -50,7 +64,8 @@ impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {
             threads: None,
-            stack_size: DEFAULT_STACK,
+            stack_size: None,
+            call_stack_size: None,
             heap_size: None,
             timeout: None,
             idle_sleep_ns: 0,
@@ -101,6 +116,23 @@ pub fn with_pool_defaults(env: &[Vec<u8>], compute_units: u32, num_threads: u32)
     env
 }
 
+/// The driver's per-lane call stack for a run, and the option that sets it:
+/// `--call-stack-size` if given; for frames in private memory (code not
+/// linked by `gpu-ld`) the thread stack, `--stack-size`, if given; else
+/// [`DEFAULT_CALL_STACK`], or an eighth of the device's memory shared by
+/// every lane it can hold if that is less (in whole KiB, at least 4K).
+pub fn call_stack_size(opts: &RunOptions, info: &DeviceInfo, shared_stacks: bool) -> (u64, &'static str) {
+    if let Some(n) = opts.call_stack_size {
+        return (n, "--call-stack-size");
+    }
+    if !shared_stacks && let Some(n) = opts.stack_size {
+        return (n, "--stack-size");
+    }
+    let lanes = u64::from(info.compute_units) * u64::from(info.max_threads_per_cu);
+    let share = (info.total_memory / 8).checked_div(lanes).unwrap_or(DEFAULT_CALL_STACK);
+    (DEFAULT_CALL_STACK.min(share / 1024 * 1024).max(4 << 10), "--call-stack-size")
+}
+
 /// How a started run ended.
 pub struct RunOutcome {
     pub status: RunStatus,
@@ -124,7 +156,11 @@ pub fn execute(
     sink: impl Sink,
 ) -> Result<RunOutcome, RunError> {
     let info = backend.info().clone();
-    let kernel = backend.load(code, opts.stack_size)?;
+    let kernel = backend.load(code)?;
+    let (call_stack, option) = call_stack_size(opts, &info, kernel.shared_stacks);
+    backend.set_call_stack(call_stack, option)?;
+    // Frames in private memory live on the call stack: it is their limit.
+    let stack_size = if kernel.shared_stacks { opts.stack_size.unwrap_or(DEFAULT_STACK) } else { call_stack };
     let plan = plan_launch(&info, &kernel, opts.threads, |bt| backend.occupancy(bt))?;
     let heap_size = match opts.heap_size {
         Some(h) => h,
@@ -133,7 +169,7 @@ pub fn execute(
     if opts.verbose {
         eprintln!(
             "gpurun: {} ({}): {} blocks × {} threads ({} warps of {} lanes), {} threads resident-capable, \
-             using {}; {} blocks/CU on {} CUs; stack {} B/thread{}, heap {} B{}",
+             using {}; {} blocks/CU on {} CUs; stack {} B/thread{}, call stack {} B/lane, heap {} B{}",
             info.name,
             info.arch,
             plan.grid,
@@ -144,8 +180,9 @@ pub fn execute(
             plan.num_threads,
             plan.blocks_per_cu,
             info.compute_units,
-            opts.stack_size,
+            stack_size,
             if kernel.shared_stacks { " (frames in global memory)" } else { " (frames in private memory)" },
+            call_stack,
             heap_size,
             kernel.registers.map(|r| format!(", {r} registers/lane")).unwrap_or_default(),
         );
@@ -171,7 +208,7 @@ pub fn execute(
     // launched warp, extra warps included (they check the launch block).
     let stacks = if kernel.shared_stacks {
         let warps = u64::from(plan.grid) * u64::from(plan.block_warps);
-        let bytes = warps * warp_stacks_bytes(opts.stack_size, kernel.stack_lanes.max(1));
+        let bytes = warps * warp_stacks_bytes(stack_size, kernel.stack_lanes.max(1));
         backend.alloc(usize::try_from(bytes).unwrap_or(usize::MAX))?
     } else {
         0
@@ -190,7 +227,7 @@ pub fn execute(
         heap_base: heap,
         heap_size,
         threads: table,
-        stack_size: opts.stack_size,
+        stack_size,
         argc: tables.argc,
         argv: tables.argv,
         envc: tables.envc,
@@ -202,7 +239,8 @@ pub fn execute(
         block_warps: plan.block_warps,
         _pad: 0,
         stacks,
-        reserved: [0; 3],
+        call_stack_size: call_stack,
+        reserved: [0; 2],
     };
     let mut image = launch_block_bytes(&lb).to_vec();
     image.extend_from_slice(&tables.bytes);
@@ -212,7 +250,7 @@ pub fn execute(
         code_object: Some(code.path.display().to_string()),
         device: Some(info.clone()),
         launch: Some(plan.clone()),
-        stack_size: Some(opts.stack_size),
+        stack_size: Some(stack_size),
         heap_size: Some(heap_size),
         ..Default::default()
     };

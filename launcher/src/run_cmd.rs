@@ -116,6 +116,7 @@ fn run_inner(args: &RunArgs, status: &mut RunStatus) -> anyhow::Result<i32> {
     let opts = RunOptions {
         threads: args.threads,
         stack_size: args.stack_size,
+        call_stack_size: args.call_stack_size,
         heap_size: args.heap_size,
         timeout: args.timeout,
         idle_sleep_ns: args.idle_sleep_ns,

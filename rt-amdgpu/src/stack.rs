@@ -8,7 +8,7 @@
 
 use core::sync::atomic::AtomicPtr;
 
-use rt_common::stack::StackPair;
+use rt_common::stack::LaneStack;
 use rt_common::threads::Entry;
 
 unsafe extern "C" {
@@ -17,11 +17,11 @@ unsafe extern "C" {
     fn llvm_trap() -> !;
 }
 
-/// The flat address of the calling lane's [`StackPair`] (see
+/// The flat address of the calling lane's [`LaneStack`] (see
 /// `rt_common::stack`: a scratch address names each lane's own memory).
 /// Read by every function the linker rewrote.
 #[unsafe(no_mangle)]
-pub static __gpu_stack_slot: AtomicPtr<StackPair> = AtomicPtr::new(core::ptr::null_mut());
+pub static __gpu_stack_slot: AtomicPtr<LaneStack> = AtomicPtr::new(core::ptr::null_mut());
 
 /// The linker's frames call this when a frame would go below the limit.
 #[unsafe(no_mangle)]

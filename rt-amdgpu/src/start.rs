@@ -3,7 +3,7 @@
 use core::mem::MaybeUninit;
 
 use rt_common::protocol::LaunchBlock;
-use rt_common::stack::{FALLBACK_STACK_WORDS, StackPair, enter_kernel};
+use rt_common::stack::{FALLBACK_STACK_WORDS, LaneStack, enter_kernel};
 use rt_common::hal::out_of_line;
 use rt_common::{Hal, start::warp_main};
 
@@ -29,7 +29,7 @@ unsafe extern "C" {
 /// of `block_warps` whole waves.
 #[unsafe(no_mangle)]
 pub unsafe extern "gpu-kernel" fn __gpu_start(launch: *const LaunchBlock) {
-    let mut pair: StackPair = [0; 2];
+    let mut pair: LaneStack = [0; 3];
     // Not zeroed: it is a stack (zeroing would cost every lane 2 KiB of stores).
     let mut fallback = MaybeUninit::<[u64; FALLBACK_STACK_WORDS]>::uninit();
     // Folded to a constant for the target CPU: one arm remains.

@@ -58,6 +58,14 @@ pub unsafe trait Hal: 'static {
     /// Lets the warp sleep for about `ns` nanoseconds without issuing
     /// instructions; may end early or late (a hint, like `nanosleep`).
     fn sleep_ns(ns: u32);
+    /// The calling lane's position on the driver's call stack (return
+    /// addresses and saved registers; it grows down), as a generic address,
+    /// or 0 where it is not checked (AMD, whose scratch stack grows up and
+    /// is unmeasured; the CPU harness).
+    #[inline(always)]
+    fn call_stack_pointer() -> u64 {
+        0
+    }
     /// A device-wide constant-rate clock ticking at [`Hal::CLOCK_HZ`].
     fn fixed_frequency_clock() -> u64;
     /// Acquire fence at device scope: other warps' released writes are visible.

@@ -101,8 +101,14 @@ pub struct LaunchBlock {
     /// (their frames are in private memory, sized by the driver's stack
     /// limit).
     pub stacks: u64,
+    /// The driver's per-lane call stack (`CU_LIMIT_STACK_SIZE`,
+    /// `hipLimitStackSize`) in bytes, which holds return addresses and
+    /// saved registers (frames are in [`stacks`](Self::stacks)); 0 when the
+    /// launcher does not say. Recursive functions check their depth against
+    /// it (see `rt_common::stack`).
+    pub call_stack_size: u64,
     /// Reserved; zero.
-    pub reserved: [u64; 3],
+    pub reserved: [u64; 2],
 }
 
 /// Stack bytes of each lane but the leader: they run the lane loop and
@@ -112,6 +118,12 @@ pub const LANE_STACK_BYTES: u64 = 8 << 10;
 /// The bottom of every stack kept for the overflow report: a frame may not
 /// go below it, and the report runs in it.
 pub const STACK_RESERVE_BYTES: u64 = 2 << 10;
+
+/// The bottom of the driver's call stack kept for the overflow report (its
+/// calls' register saves), and for the frame of the recursive function
+/// whose check finds the stack used up (ptxas's frames of real code stay
+/// under 1 KiB; the runtime's entry frames are above the recorded top).
+pub const CALL_STACK_RESERVE_BYTES: u64 = 6 << 10;
 
 /// Bytes of the stack region of one warp of `lanes` lanes.
 pub const fn warp_stacks_bytes(stack_size: u64, lanes: u32) -> u64 {

@@ -9,8 +9,16 @@
 //! ([`STACK_RESERVE_BYTES`](crate::protocol::STACK_RESERVE_BYTES)) and calls
 //! [`overflow`], which reports like std and aborts.
 //!
-//! The lane's current stack pointer and limit are a [`StackPair`] in the
-//! kernel's own private frame. Its generic (flat) address is the same in
+//! Frames are one of two stacks a lane uses: the driver's per-lane *call
+//! stack* (private memory, `LaunchBlock::call_stack_size` bytes) still holds
+//! return addresses and saved registers, about 16 bytes a call level. Every
+//! function in a recursive cycle checks it too (the linker's
+//! `call_stack.rs`): below [`LaneStack`]'s floor it calls the same overflow
+//! handler, so deep recursion ends with std's report, not an illegal
+//! address.
+//!
+//! The lane's current stack pointer, limit and call-stack floor are a
+//! [`LaneStack`] in the kernel's own private frame. Its generic (flat) address is the same in
 //! every lane (each lane's private window maps it to its own memory), so one
 //! global, the vendor crate's `__gpu_stack_slot`, tells every rewritten
 //! function where its lane's pair is.
@@ -20,14 +28,18 @@ use core::sync::atomic::{AtomicPtr, Ordering::Relaxed};
 
 use crate::hal::Hal;
 use crate::lanes::abort_with;
-use crate::protocol::{ABI_VERSION, LANE_STACK_BYTES, LAUNCH_MAGIC, LaunchBlock, STACK_RESERVE_BYTES, lane_stack};
+use crate::protocol::{
+    ABI_VERSION, CALL_STACK_RESERVE_BYTES, LANE_STACK_BYTES, LAUNCH_MAGIC, LaunchBlock, STACK_RESERVE_BYTES, lane_stack,
+};
 use crate::runtime::Runtime;
 use crate::start::Msg;
 use crate::threads::Entry;
 
-/// A lane's `[stack pointer, limit]`: frames must stay at or above the limit.
+/// A lane's `[stack pointer, limit, call-stack floor]`: frames must stay at
+/// or above the limit, and the driver's call stack pointer
+/// ([`Hal::call_stack_pointer`]) at or above the floor (0: unchecked).
 /// Bit 0 of the limit is set once the lane is reporting an overflow.
-pub type StackPair = [u64; 2];
+pub type LaneStack = [u64; 3];
 
 /// Words of the per-lane fallback stack in the kernel frame, used when the
 /// launch has no stacks region (a launcher that does not know shared
@@ -61,24 +73,43 @@ fn lane_region<H: Hal>(launch: *const LaunchBlock) -> Option<(u64, u64)> {
 /// vendor's `__gpu_stack_slot`.
 #[inline(always)]
 pub unsafe fn enter_kernel<H: Hal>(
-    slot: &AtomicPtr<StackPair>,
-    pair: &mut StackPair,
+    slot: &AtomicPtr<LaneStack>,
+    pair: &mut LaneStack,
     fallback: &mut MaybeUninit<[u64; FALLBACK_STACK_WORDS]>,
     launch: *const LaunchBlock,
 ) {
     let fallback_bytes = (FALLBACK_STACK_WORDS * 8) as u64;
     let (bottom, bytes) = lane_region::<H>(launch).unwrap_or((fallback.as_mut_ptr() as u64, fallback_bytes));
     let reserve = STACK_RESERVE_BYTES.min(bytes / 2);
-    *pair = [bottom + bytes, bottom + reserve];
+    *pair = [bottom + bytes, bottom + reserve, call_stack_floor::<H>(launch)];
     // Every lane stores the same address; each lane's later loads see it.
     slot.store(pair, Relaxed);
+}
+
+/// The lowest call-stack pointer a recursive function may run at: the
+/// calling lane's position now (the kernel's entry, near the top of the
+/// driver's call stack, which grows down) less the launch's call stack,
+/// plus [`CALL_STACK_RESERVE_BYTES`] for the overflow report. 0 (no check)
+/// when the launcher did not give the size or the target has no pointer.
+#[inline(always)]
+fn call_stack_floor<H: Hal>(launch: *const LaunchBlock) -> u64 {
+    // SAFETY: the launch block is valid for the program (or null).
+    let size = match unsafe { launch.as_ref() } {
+        Some(lb) if lb.magic == LAUNCH_MAGIC && lb.version == ABI_VERSION => lb.call_stack_size,
+        _ => 0,
+    };
+    let top = H::call_stack_pointer();
+    if size == 0 || top == 0 {
+        return 0;
+    }
+    top.saturating_sub(size) + CALL_STACK_RESERVE_BYTES.min(size / 2)
 }
 
 /// The body of the vendor's `__gpu_stack_overflow`, which the linker's
 /// frames call when a frame would go below the limit (it is not rewritten
 /// itself): moves the limit into the reserve (once) so the report can run,
 /// then reports and aborts. A second overflow, in the report, calls `trap`.
-pub fn overflow_on_slot<H: Hal>(rt: &Runtime, slot: &AtomicPtr<StackPair>, trap: fn() -> !) -> ! {
+pub fn overflow_on_slot<H: Hal>(rt: &Runtime, slot: &AtomicPtr<LaneStack>, trap: fn() -> !) -> ! {
     let pair = slot.load(Relaxed);
     // SAFETY: the rewritten caller just read this lane's pair through the
     // same address; only this lane uses it.
@@ -88,6 +119,8 @@ pub fn overflow_on_slot<H: Hal>(rt: &Runtime, slot: &AtomicPtr<StackPair>, trap:
         trap()
     }
     pair[1] = (pair[1] - STACK_RESERVE_BYTES.min(pair[1])) | 1;
+    // The report's own calls may go below the floor, into the reserve.
+    pair[2] = pair[2].saturating_sub(CALL_STACK_RESERVE_BYTES);
     overflow::<H>(rt)
 }
 
@@ -97,14 +130,14 @@ pub fn overflow_on_slot<H: Hal>(rt: &Runtime, slot: &AtomicPtr<StackPair>, trap:
 /// # Safety
 /// As `Hal::call_on_stack`; called on a lane whose pair is set up
 /// ([`enter_kernel`]) with the vendor's `__gpu_stack_slot`.
-pub unsafe fn call_on_stack(slot: &AtomicPtr<StackPair>, entry: Entry, data: *mut u8, stack: *mut u8, len: usize) {
+pub unsafe fn call_on_stack(slot: &AtomicPtr<LaneStack>, entry: Entry, data: *mut u8, stack: *mut u8, len: usize) {
     let pair = slot.load(Relaxed);
     // SAFETY: this lane's pair (set at kernel start); only this lane uses it.
     let saved = unsafe { *pair };
     let bottom = stack as u64;
     let reserve = STACK_RESERVE_BYTES.min(len as u64 / 2);
-    // SAFETY: as above.
-    unsafe { *pair = [bottom + len as u64, bottom + reserve] };
+    // SAFETY: as above. The call stack does not change: its floor stays.
+    unsafe { *pair = [bottom + len as u64, bottom + reserve, saved[2]] };
     // SAFETY: the caller's contract.
     unsafe { entry(data) };
     // SAFETY: as above; the frames above ours are gone.

@@ -18,6 +18,21 @@ unsafe impl Hal for NvHal {
     const CLOCK_HZ: u64 = 1_000_000_000;
     const WAKES: bool = false;
 
+    /// `stacksave` (PTX 7.3), as the generic address the linker's
+    /// `llvm.stacksave` checks compare against.
+    #[inline(always)]
+    fn call_stack_pointer() -> u64 {
+        let r: u64;
+        // SAFETY: reads the stack pointer; no memory is touched.
+        unsafe {
+            asm!(
+                "{{ .reg .b64 sp; stacksave.u64 sp; cvta.local.u64 {r}, sp; }}",
+                r = out(reg64) r,
+                options(nomem, nostack, preserves_flags)
+            )
+        };
+        r
+    }
     /// `%laneid`.
     #[inline(always)]
     fn lane_id() -> u32 {

@@ -4,15 +4,15 @@
 
 use core::sync::atomic::AtomicPtr;
 
-use rt_common::stack::StackPair;
+use rt_common::stack::LaneStack;
 use rt_common::threads::Entry;
 
 use crate::hal::NvHal;
 
-/// The generic address of the calling lane's [`StackPair`] (see
+/// The generic address of the calling lane's [`LaneStack`] (see
 /// `rt_common::stack`). Read by every function the linker rewrote.
 #[unsafe(no_mangle)]
-pub static __gpu_stack_slot: AtomicPtr<StackPair> = AtomicPtr::new(core::ptr::null_mut());
+pub static __gpu_stack_slot: AtomicPtr<LaneStack> = AtomicPtr::new(core::ptr::null_mut());
 
 /// The linker's frames call this when a frame would go below the limit.
 #[unsafe(no_mangle)]

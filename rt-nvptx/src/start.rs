@@ -10,7 +10,7 @@ use core::mem::MaybeUninit;
 use crate::RUNTIME;
 use crate::hal::NvHal;
 use crate::stack::__gpu_stack_slot;
-use rt_common::stack::{FALLBACK_STACK_WORDS, StackPair, enter_kernel};
+use rt_common::stack::{FALLBACK_STACK_WORDS, LaneStack, enter_kernel};
 
 unsafe extern "C" {
     /// The C `main` rustc generates for a `bin` crate (std's args come from
@@ -29,7 +29,7 @@ unsafe extern "C" {
 /// whole warps.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn __gpu_start(launch: *const LaunchBlock) {
-    let mut pair: StackPair = [0; 2];
+    let mut pair: LaneStack = [0; 3];
     // Not zeroed: it is a stack (zeroing would cost every lane 2 KiB of stores).
     let mut fallback = MaybeUninit::<[u64; FALLBACK_STACK_WORDS]>::uninit();
     // SAFETY: at kernel start, before any function with a moved frame;

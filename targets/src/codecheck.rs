@@ -156,6 +156,17 @@ pub fn ptx_shared_frames(ptx: &str) -> Vec<(String, u64)> {
         .collect()
 }
 
+/// The PTX functions that check their depth on the driver's call stack
+/// (`stacksave`, which `gpu-ld` adds to every function on a call-graph
+/// cycle).
+pub fn ptx_depth_checked(ptx: &str) -> Vec<String> {
+    ptx_functions(ptx)
+        .into_iter()
+        .filter(|(_, body)| body.lines().any(|l| l.trim_start().starts_with("stacksave.")))
+        .map(|(name, _)| name)
+        .collect()
+}
+
 /// The PTX functions with a system-scope memory access (`ld`/`st`/`atom`/`red`
 /// `.sys`, not fences). With device-scope atomics only the host-call ring's
 /// functions may have one.

@@ -110,6 +110,23 @@ fn real_crates_sm_90() {
     check_sm_90_with_shared_frames("real-crates");
 }
 
+/// Recursion checks its depth on the driver's call stack: the recursive
+/// hash and `Box`'s recursive drop do, `main` and the kernel do not (they
+/// are on no call-graph cycle).
+#[test]
+fn deep_recursion_sm_90_checks_its_call_stack_depth() {
+    let paths = toolchain(Path::new(LINKER));
+    let object = build_example_bin(&paths, "gpu-checks", Some("deep-recursion"), "sm_90");
+    let ptx = std::fs::read_to_string(&object).unwrap();
+    let checked = codecheck::ptx_depth_checked(&ptx);
+    let has = |part: &str| checked.iter().any(|f| f.contains(part));
+    assert!(has("14deep_recursion4hash"), "the recursive hash has no depth check: {checked:?}");
+    assert!(has("drop_glue") && has("14deep_recursion4List"), "List's recursive drop has no depth check: {checked:?}");
+    assert!(!checked.iter().any(|f| f.ends_with("14deep_recursion4main")), "main is not recursive but is checked");
+    assert!(!checked.iter().any(|f| f == "__gpu_start"), "the kernel is checked");
+    assert_frames_shared(&ptx, "deep-recursion");
+}
+
 /// The scoped-threads check (`thread::scope` borrowing main's stack,
 /// `Builder::stack_size` above the launch's stack) links for AMD with its
 /// frames in global memory.

@@ -72,7 +72,8 @@ pub struct CudaBackend {
     side: sys::CUstream,
     device_allocs: Vec<sys::CUdeviceptr>,
     host_allocs: Vec<*mut c_void>,
-    stack_size: u64,
+    /// The driver's per-lane call stack, for fault hints.
+    call_stack: u64,
     launched: bool,
     finished: bool,
 }
@@ -109,7 +110,7 @@ impl CudaBackend {
             side,
             device_allocs: Vec::new(),
             host_allocs: Vec::new(),
-            stack_size: 0,
+            call_stack: 0,
             launched: false,
             finished: false,
         })
@@ -180,11 +181,12 @@ fn fault_hint(code: sys::CUresult, stack: u64) -> String {
     use sys::CUresult::*;
     match code {
         CUDA_ERROR_HARDWARE_STACK_ERROR => {
-            format!("A lane overflowed its stack ({stack} bytes per lane): raise --stack-size")
+            format!("A lane overflowed its call stack ({stack} bytes per lane): raise --call-stack-size")
         }
-        CUDA_ERROR_ILLEGAL_ADDRESS | CUDA_ERROR_MISALIGNED_ADDRESS | CUDA_ERROR_INVALID_ADDRESS_SPACE => {
-            "A thread accessed memory it may not (a runtime bug, an unsafe block, or a stack overflow)".into()
-        }
+        CUDA_ERROR_ILLEGAL_ADDRESS | CUDA_ERROR_MISALIGNED_ADDRESS | CUDA_ERROR_INVALID_ADDRESS_SPACE => format!(
+            "A thread accessed memory it may not (a runtime bug, an unsafe block, or a call stack overflow in code \
+             without depth checks: try a --call-stack-size above {stack})"
+        ),
         CUDA_ERROR_ILLEGAL_INSTRUCTION | CUDA_ERROR_INVALID_PC => {
             "A thread executed a trap or invalid code (abort, an unreachable path, or corrupted code)".into()
         }
@@ -198,7 +200,7 @@ impl Backend for CudaBackend {
         &self.info
     }
 
-    fn load(&mut self, code: &CodeObject, stack_size: u64) -> Result<KernelInfo, BackendError> {
+    fn load(&mut self, code: &CodeObject) -> Result<KernelInfo, BackendError> {
         if code.vendor() != Vendor::Nvidia {
             return Err(BackendError::CodeObject(format!(
                 "{} is {}, but device {} is an NVIDIA GPU ({})",
@@ -258,14 +260,6 @@ impl Backend for CudaBackend {
             Err(e) => return Err(api("cuModuleGetFunction", e, "")),
         };
         self.func = Some(func);
-        result::ctx::set_limit(sys::CUlimit::CU_LIMIT_STACK_SIZE, stack_size as usize).map_err(|e| match e.0 {
-            sys::CUresult::CUDA_ERROR_INVALID_VALUE | sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY => {
-                let oom = e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY;
-                stack_refused(stack_size, "cuCtxSetLimit(CU_LIMIT_STACK_SIZE)", &probe::describe(e).0, oom)
-            }
-            _ => api("cuCtxSetLimit(CU_LIMIT_STACK_SIZE)", e, "lower --stack-size"),
-        })?;
-        self.stack_size = stack_size;
         let fattr = |a| {
             // SAFETY: `func` is a valid function of the loaded module.
             unsafe { result::function::get_function_attribute(func, a) }.map_err(|e| api("cuFuncGetAttribute", e, ""))
@@ -283,6 +277,19 @@ impl Backend for CudaBackend {
             // Every lane runs frames (lane-parallel work: rt-nvptx's start.rs).
             stack_lanes: 32,
         })
+    }
+
+    fn set_call_stack(&mut self, bytes: u64, option: &str) -> Result<(), BackendError> {
+        let call = "cuCtxSetLimit(CU_LIMIT_STACK_SIZE)";
+        result::ctx::set_limit(sys::CUlimit::CU_LIMIT_STACK_SIZE, bytes as usize).map_err(|e| match e.0 {
+            sys::CUresult::CUDA_ERROR_INVALID_VALUE | sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY => {
+                let oom = e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY;
+                stack_refused(bytes, option, call, &probe::describe(e).0, oom)
+            }
+            _ => api(call, e, &format!("lower {option}")),
+        })?;
+        self.call_stack = bytes;
+        Ok(())
     }
 
     fn occupancy(&mut self, block_threads: u32) -> Result<u32, BackendError> {
@@ -356,7 +363,7 @@ impl Backend for CudaBackend {
             code => {
                 self.finished = true; // a faulted context runs nothing more
                 let (name, desc) = probe::describe(result::DriverError(code));
-                Err(BackendError::Fault { name, desc, hint: fault_hint(code, self.stack_size) })
+                Err(BackendError::Fault { name, desc, hint: fault_hint(code, self.call_stack) })
             }
         }
     }
@@ -428,7 +435,8 @@ mod tests {
     #[test]
     fn stack_overflow_hint_names_the_option() {
         let h = fault_hint(sys::CUresult::CUDA_ERROR_HARDWARE_STACK_ERROR, 16384);
-        assert!(h.contains("16384") && h.contains("--stack-size"), "{h}");
-        assert!(fault_hint(sys::CUresult::CUDA_ERROR_ILLEGAL_ADDRESS, 0).contains("memory"));
+        assert!(h.contains("16384") && h.contains("--call-stack-size"), "{h}");
+        let h = fault_hint(sys::CUresult::CUDA_ERROR_ILLEGAL_ADDRESS, 32768);
+        assert!(h.contains("memory") && h.contains("--call-stack-size above 32768"), "{h}");
     }
 }

@@ -179,7 +179,8 @@ pub struct HipBackend {
     host_allocs: Vec<*mut c_void>,
     launched: bool,
     finished: bool,
-    stack_size: u64,
+    /// The driver's per-lane call stack, for fault hints.
+    call_stack: u64,
 }
 
 impl HipBackend {
@@ -209,7 +210,7 @@ impl HipBackend {
             host_allocs: Vec::new(),
             launched: false,
             finished: false,
-            stack_size: 0,
+            call_stack: 0,
         })
     }
 
@@ -244,7 +245,7 @@ impl Backend for HipBackend {
         &self.info
     }
 
-    fn load(&mut self, code: &CodeObject, stack_size: u64) -> Result<KernelInfo, BackendError> {
+    fn load(&mut self, code: &CodeObject) -> Result<KernelInfo, BackendError> {
         let Kind::Amdgpu(amd) = &code.kind else {
             return Err(BackendError::CodeObject(format!(
                 "{} is {}, but device {} is an AMD GPU ({}, {})",
@@ -288,24 +289,6 @@ impl Backend for HipBackend {
         }
         api.check("hipModuleGetFunction", e, "")?;
         self.func = Some(func);
-        match api.hipDeviceSetLimit {
-            Some(set) => {
-                // SAFETY: a plain limit setting on the current device.
-                let e = unsafe { set(hipLimit_t(hipLimitStackSize), stack_size as usize) };
-                if e.0 == hipErrorInvalidValue || e.0 == hipErrorOutOfMemory {
-                    let name = api.error_text(e).0;
-                    let oom = e.0 == hipErrorOutOfMemory;
-                    return Err(stack_refused(stack_size, "hipDeviceSetLimit(hipLimitStackSize)", &name, oom));
-                }
-                api.check("hipDeviceSetLimit(hipLimitStackSize)", e, "lower --stack-size")?;
-            }
-            None => eprintln!(
-                "gpurun: warning: this HIP runtime ({}) cannot set the stack size (no hipDeviceSetLimit); \
-                 --stack-size is not applied",
-                api.path
-            ),
-        }
-        self.stack_size = stack_size;
         Ok(KernelInfo {
             lanes: amd.lanes(),
             max_block_threads: self.func_attr(func, HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK).unwrap_or(0).max(0)
@@ -319,6 +302,29 @@ impl Backend for HipBackend {
             // Only a wave's leader lane runs frames (rt-amdgpu's start.rs).
             stack_lanes: 1,
         })
+    }
+
+    fn set_call_stack(&mut self, bytes: u64, option: &str) -> Result<(), BackendError> {
+        let api = self.api;
+        let call = "hipDeviceSetLimit(hipLimitStackSize)";
+        match api.hipDeviceSetLimit {
+            Some(set) => {
+                // SAFETY: a plain limit setting on the current device.
+                let e = unsafe { set(hipLimit_t(hipLimitStackSize), bytes as usize) };
+                if e.0 == hipErrorInvalidValue || e.0 == hipErrorOutOfMemory {
+                    let name = api.error_text(e).0;
+                    return Err(stack_refused(bytes, option, call, &name, e.0 == hipErrorOutOfMemory));
+                }
+                api.check(call, e, &format!("lower {option}"))?;
+            }
+            None => eprintln!(
+                "gpurun: warning: this HIP runtime ({}) cannot set the stack size (no hipDeviceSetLimit); \
+                 {option} is not applied",
+                api.path
+            ),
+        }
+        self.call_stack = bytes;
+        Ok(())
     }
 
     fn occupancy(&mut self, block_threads: u32) -> Result<u32, BackendError> {
@@ -417,7 +423,11 @@ impl Backend for HipBackend {
                 self.finished = true;
                 let (name, desc) = self.api.error_text(e);
                 let hint = match code {
-                    hipErrorIllegalAddress => "A thread accessed memory it may not (a runtime bug, an unsafe block, or a stack overflow: try a larger --stack-size)".into(),
+                    hipErrorIllegalAddress => format!(
+                        "A thread accessed memory it may not (a runtime bug, an unsafe block, or a stack overflow: \
+                         try a --call-stack-size above {})",
+                        self.call_stack
+                    ),
                     hipErrorLaunchFailure | hipErrorAssert => "A thread trapped (abort, an unreachable path) or faulted".into(),
                     _ => String::new(),
                 };

@@ -109,8 +109,11 @@ impl Backend for FakeBackend {
     fn info(&self) -> &DeviceInfo {
         &self.info
     }
-    fn load(&mut self, _code: &CodeObject, _stack: u64) -> Result<KernelInfo, BackendError> {
+    fn load(&mut self, _code: &CodeObject) -> Result<KernelInfo, BackendError> {
         Ok(KernelInfo { lanes: 32, max_block_threads: 1024, registers: Some(40), local_bytes: None, shared_stacks: false, stack_lanes: 32 })
+    }
+    fn set_call_stack(&mut self, _bytes: u64, _option: &str) -> Result<(), BackendError> {
+        Ok(())
     }
     fn occupancy(&mut self, block_threads: u32) -> Result<u32, BackendError> {
         Ok(256 / block_threads) // 8 warps per CU, 16 in all
@@ -335,4 +338,34 @@ fn rayon_gets_one_worker_per_sm_unless_the_user_chose() {
     assert!(with_pool_defaults(&[], 132, 1).contains(&b"RAYON_NUM_THREADS=1".to_vec()));
     let mine = [b"RAYON_NUM_THREADS=3".to_vec()];
     assert_eq!(with_pool_defaults(&mine, 132, 4224), mine);
+}
+
+#[test]
+fn call_stack_defaults_to_32k_within_an_eighth_of_memory() {
+    let h100 = DeviceInfo {
+        index: 0,
+        vendor: Vendor::Nvidia,
+        name: "H100".into(),
+        arch: "sm_90".into(),
+        compute_units: 132,
+        warp_size: 32,
+        max_threads_per_cu: 2048,
+        max_resident_warps: 8448,
+        total_memory: 81559 << 20,
+        driver_version: 13000,
+    };
+    let opts = RunOptions::default();
+    assert_eq!(call_stack_size(&opts, &h100, true), (32 << 10, "--call-stack-size"));
+    // 8 GiB over the same lanes: 3,971 bytes each, so the 4K floor.
+    let small = DeviceInfo { total_memory: 8 << 30, ..h100.clone() };
+    assert_eq!(call_stack_size(&opts, &small, true).0, 4 << 10);
+    // 24 GiB: 11,915 bytes each, whole KiB below.
+    let mid = DeviceInfo { total_memory: 24 << 30, ..h100.clone() };
+    assert_eq!(call_stack_size(&opts, &mid, true).0, 11 << 10);
+    // The user's choice wins; frames in private memory take --stack-size.
+    let chosen = RunOptions { call_stack_size: Some(256 << 10), stack_size: Some(64 << 10), ..RunOptions::default() };
+    assert_eq!(call_stack_size(&chosen, &h100, true), (256 << 10, "--call-stack-size"));
+    let private = RunOptions { stack_size: Some(64 << 10), ..RunOptions::default() };
+    assert_eq!(call_stack_size(&private, &h100, false), (64 << 10, "--stack-size"));
+    assert_eq!(call_stack_size(&private, &h100, true).0, 32 << 10);
 }

@@ -248,7 +248,7 @@ fn run_with<H: Hal, F: FnOnce() -> i32 + Send + 'static>(cfg: Config, main: F) -
         block_warps: 1,
         _pad: 0,
         stacks: if cfg.shared_stacks { 1 } else { 0 },
-        reserved: [0; 3],
+        call_stack_size: 0, reserved: [0; 2],
     });
     let shared = Arc::new(Shared {
         rt: Runtime::new(),

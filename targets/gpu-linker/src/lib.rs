@@ -9,7 +9,7 @@
 //! bitcode, `opt` (internalize everything but the exports and the kernel
 //! entry, then optimize), two rewrites of the optimized IR
 //! ([`shared_stack`]: frames in global memory; [`device_scope`]: atomics at
-//! device scope), then
+//! device scope; [`call_stack`]: recursion checks its depth), then
 //! - nvptx64: `llc` to PTX and PTX repairs ([`ptx_fixup`]);
 //! - amdgcn: `llc` to an object and `rust-lld -flavor gnu -shared` to the
 //!   code object (an ELF shared object, as the HIP runtime loads).
@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod ar;
+pub mod call_stack;
 pub mod device_scope;
 pub mod ptx_fixup;
 pub mod shared_stack;
@@ -242,10 +243,14 @@ pub fn link(args: &LinkArgs) -> Result<(), String> {
     let flag = |name: &str| std::env::var(name).is_ok_and(|v| v == "1");
     let private = args.private_stacks || flag("GPU_PRIVATE_STACKS");
     let device_scope = !(args.system_scope || flag("GPU_SYSTEM_SCOPE"));
-    let for_llc = if private && !device_scope {
+    // nvptx: recursion checks its depth on the driver's call stack
+    // ([`call_stack`]); `GPU_NO_DEPTH_CHECKS=1` leaves them out.
+    let depth_checks = args.target == Target::Nvptx && !flag("GPU_NO_DEPTH_CHECKS");
+    let for_llc = if private && !device_scope && !depth_checks {
         optimized
     } else {
-        rewrite_ir(&bin, &work, optimized, &cpu, args.target, !private, device_scope)?
+        let passes = Passes { share: !private, device_scope, depth_checks };
+        rewrite_ir(&bin, &work, optimized, &cpu, args.target, passes)?
     };
     match args.target {
         Target::Nvptx => emit_ptx(&bin, &work, for_llc, &cpu, opt_level, args.max_registers, output)?,
@@ -310,19 +315,21 @@ fn emit_ptx(
     fs::write(output, ptx).map_err(|e| format!("cannot write {}: {e}", output.display()))
 }
 
-/// Runs [`shared_stack::rewrite`] (if `share`) and [`device_scope::rewrite`]
-/// (if `device_scope`) on the optimized module and inlines the frame
-/// helpers; returns the bitcode for `llc` (the optimized module itself when
-/// nothing changed: no runtime).
-fn rewrite_ir(
-    bin: &Path,
-    work: &Path,
-    optimized: PathBuf,
-    cpu: &str,
-    target: Target,
+/// Which rewrites of the optimized IR a link runs.
+struct Passes {
+    /// [`shared_stack::rewrite`]: frames in global memory.
     share: bool,
+    /// [`device_scope::rewrite`]: atomics at device scope.
     device_scope: bool,
-) -> Result<PathBuf, String> {
+    /// [`call_stack::guard`]: recursion checks the call stack's depth.
+    depth_checks: bool,
+}
+
+/// Runs the rewrites `passes` asks for on the optimized module and inlines
+/// their helpers; returns the bitcode for `llc` (the optimized module
+/// itself when nothing changed: no runtime).
+fn rewrite_ir(bin: &Path, work: &Path, optimized: PathBuf, cpu: &str, target: Target, passes: Passes) -> Result<PathBuf, String> {
+    let Passes { share, device_scope, depth_checks } = passes;
     let verbose = std::env::var_os("GPU_LD_VERBOSE").is_some();
     let text = work.join("optimized.ll");
     run(&bin.join("llvm-dis"), &["-o".into(), text.clone().into(), optimized.clone().into()])?;
@@ -337,6 +344,13 @@ fn rewrite_ir(
             eprintln!("gpu-ld: warning: frame left in private memory: {why}");
         }
         ir = shared;
+        changed = true;
+    }
+    if depth_checks && let Some((guarded, checked)) = call_stack::guard(&ir) {
+        if verbose {
+            eprintln!("gpu-ld: call-stack depth checks in {} recursive functions", checked.len());
+        }
+        ir = guarded;
         changed = true;
     }
     if device_scope {

@@ -97,7 +97,7 @@ fn defines_global(ir: &str, name: &str) -> bool {
 }
 
 /// `@name` of a `define` line.
-fn function_name(header: &str) -> &str {
+pub(crate) fn function_name(header: &str) -> &str {
     let at = header.find('@').map_or(header.len(), |i| i + 1);
     let rest = &header[at..];
     match rest.strip_prefix('"') {
@@ -106,7 +106,7 @@ fn function_name(header: &str) -> &str {
     }
 }
 
-fn is_label(line: &str) -> bool {
+pub(crate) fn is_label(line: &str) -> bool {
     // `start:                                  ; preds = %bb3` or `7:`
     if line.starts_with(char::is_whitespace) || line.trim().is_empty() {
         return false;
