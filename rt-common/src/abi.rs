@@ -80,6 +80,13 @@
 
 /// `__gpu_std_write`: the fd is not 1 or 2.
 pub const ERR_BAD_FD: isize = -9;
+/// The `getrandom` backend's error when no host answers (no usable ring):
+/// getrandom's first custom code (`Error::CUSTOM_START`, 0xC000_0000) + 1,
+/// which getrandom 0.2, 0.3 and 0.4 all pass through as a custom error.
+pub const GETRANDOM_NO_HOST: core::num::NonZeroU32 = match core::num::NonZeroU32::new(0xC000_0001) {
+    Some(n) => n,
+    None => unreachable!(),
+};
 /// `__gpu_std_spawn`: every warp of the launch is busy.
 pub const ERR_NO_FREE_WARP: i64 = -11;
 /// `__gpu_std_spawn`: the requested stack is larger than the launch provides.

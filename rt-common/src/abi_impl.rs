@@ -14,7 +14,7 @@ use crate::abi::{ERR_BAD_FD, EXIT_ABORT, EXIT_PANIC};
 use crate::hal::Hal;
 use crate::lanes::{self, LaneFn, leader_only};
 use crate::primitive::AtomicU32;
-use crate::protocol::OP_NOP;
+use crate::protocol::{OP_NOP, OP_RANDOM, RING_PAYLOAD_BYTES};
 use crate::ring::{self, Packet};
 use crate::runtime::{Runtime, leave_if_exiting};
 use crate::{futex, process, threads, tls};
@@ -251,4 +251,38 @@ pub fn host_call_nop<H: Hal>(rt: &Runtime) {
         };
         ring::call::<H, _>(rt.ring(), &slot.wait, rt.wait_sleep_ns(), &p, &[]);
     }
+}
+
+/// Writes `len` random bytes from the host's OS generator to `dest`, a ring
+/// payload at a time (`OP_RANDOM`); false without a usable ring. The
+/// backend of the `getrandom` crate (exported as `__getrandom_v03_custom`
+/// and `__getrandom_custom`).
+///
+/// # Safety
+/// `dest` is valid for writes of `len` bytes (it may be uninitialised).
+pub unsafe fn random_bytes<H: Hal>(rt: &Runtime, dest: *mut u8, len: usize) -> bool {
+    leader_only::<H>(rt, "getrandom");
+    let me = rt.me::<H>();
+    let slot = rt.slot(me);
+    leave_if_exiting::<H>(slot);
+    if !rt.ring().is_usable() {
+        return false;
+    }
+    let mut done = 0;
+    while done < len {
+        let n = (len - done).min(RING_PAYLOAD_BYTES);
+        let mut bytes = [0u8; RING_PAYLOAD_BYTES];
+        let p = Packet {
+            op: OP_RANDOM,
+            thread: me,
+            flags: 0,
+            arg0: n as u64,
+            arg1: 0,
+        };
+        ring::call_for_bytes::<H, _>(rt.ring(), &slot.wait, rt.wait_sleep_ns(), &p, &[], &mut bytes[..n]);
+        // SAFETY: `done + n <= len` bytes of `dest` are writable (caller).
+        unsafe { core::ptr::copy_nonoverlapping(bytes.as_ptr(), dest.add(done), n) };
+        done += n;
+    }
+    true
 }

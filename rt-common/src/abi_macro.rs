@@ -163,6 +163,33 @@ macro_rules! define_gpu_std_abi {
             $with_hal!(H => $crate::abi_impl::lane_count::<H>())
         }
 
+        /// The `getrandom` crate's custom backend, 0.3 and 0.4 (selected by
+        /// `--cfg getrandom_backend="custom"`, which `gpurun build` and
+        /// `gpurun init` set): random bytes from the host's OS generator.
+        ///
+        /// # Safety
+        /// `dest` is valid for writes of `len` bytes.
+        #[unsafe(no_mangle)]
+        pub unsafe fn __getrandom_v03_custom(dest: *mut u8, len: usize) -> Result<(), core::num::NonZeroU32> {
+            // SAFETY: the caller's contract.
+            match $with_hal!(H => unsafe { $crate::abi_impl::random_bytes::<H>($rt, dest, len) }) {
+                true => Ok(()),
+                false => Err($crate::abi::GETRANDOM_NO_HOST),
+            }
+        }
+        /// The same for getrandom 0.2 (its `custom` feature).
+        ///
+        /// # Safety
+        /// `dest` is valid for writes of `len` bytes.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn __getrandom_custom(dest: *mut u8, len: usize) -> u32 {
+            // SAFETY: the caller's contract.
+            match $with_hal!(H => unsafe { $crate::abi_impl::random_bytes::<H>($rt, dest, len) }) {
+                true => 0,
+                false => $crate::abi::GETRANDOM_NO_HOST.get(),
+            }
+        }
+
         /// A host round trip (`OP_NOP` + `FLAG_REPLY`), for benchmarks.
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn __gpu_rt_host_call_nop() {

@@ -242,6 +242,11 @@ impl RingMem for LoomRing {
         // SAFETY: loom checks this access against the protocol.
         self.data[i].with_mut(|d| unsafe { *d = (*p, b) });
     }
+    unsafe fn read_payload(&self, i: usize, out: &mut [u8]) {
+        // SAFETY: loom checks this access against the protocol.
+        let b = self.data[i].with(|d| unsafe { (*d).1 });
+        out.fill(b);
+    }
 }
 
 #[test]

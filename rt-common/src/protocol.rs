@@ -267,6 +267,10 @@ pub const OP_EXIT: u32 = 2;
 pub const OP_ABORT: u32 = 3;
 /// A thread ended; `arg0` = its thread index. For host-side bookkeeping.
 pub const OP_THREAD_EXIT: u32 = 4;
+/// Random bytes from the host's OS generator (`getrandom`'s backend): sent
+/// with [`FLAG_REPLY`], `arg0` = bytes wanted (≤ [`RING_PAYLOAD_BYTES`]); the
+/// host writes them into the slot's payload before its reply.
+pub const OP_RANDOM: u32 = 5;
 
 /// More packets of the same write follow.
 pub const FLAG_MORE: u32 = 1;
@@ -274,7 +278,7 @@ pub const FLAG_MORE: u32 = 1;
 pub const FLAG_REPLY: u32 = 2;
 
 /// Highest opcode a host accepts.
-pub const OP_MAX: u32 = OP_THREAD_EXIT;
+pub const OP_MAX: u32 = OP_RANDOM;
 
 const _: () = assert!(core::mem::size_of::<LaunchBlock>() == 160);
 const _: () = assert!(core::mem::size_of::<StrRef>() == 16);

@@ -45,6 +45,12 @@ pub trait RingMem {
     /// # Safety
     /// The caller owns slot `i` (its `seq` equals the caller's ticket).
     unsafe fn fill(&self, i: usize, packet: &Packet, payload: &[u8]);
+    /// Reads the first `out.len()` (≤ [`RING_PAYLOAD_BYTES`]) payload bytes
+    /// of slot `i`: a host reply.
+    ///
+    /// # Safety
+    /// The caller owns slot `i` and the host's reply is in.
+    unsafe fn read_payload(&self, i: usize, out: &mut [u8]);
 }
 
 /// The ring in host-mapped memory, as the launcher laid it out.
@@ -154,6 +160,16 @@ impl RingMem for RawRing {
             );
         }
     }
+    unsafe fn read_payload(&self, i: usize, out: &mut [u8]) {
+        debug_assert!(out.len() <= RING_PAYLOAD_BYTES);
+        let words = self.slot(i).wrapping_add(core::mem::size_of::<RingSlotHeader>()) as *const u64;
+        for (w, chunk) in out.chunks_mut(8).enumerate() {
+            // SAFETY: the caller owns the slot; the payload is 8-byte aligned
+            // and `out` is no longer than it.
+            let word = unsafe { ptr::read(words.add(w)) };
+            chunk.copy_from_slice(&word.to_le_bytes()[..chunk.len()]);
+        }
+    }
 }
 
 /// The u64 whose memory holds `lo` then `hi` (any endianness).
@@ -237,8 +253,21 @@ fn send_packet<H: Hal, M: RingMem>(
 /// Sends a [`FLAG_REPLY`] packet and waits for the host's reply, then frees
 /// the slot (the device owns it once the reply is in).
 pub fn call<H: Hal, M: RingMem>(m: &M, wait: &AtomicU32, max_sleep_ns: u32, packet: &Packet, payload: &[u8]) {
-    let call: fn(&M, &AtomicU32, u32, &Packet, &[u8]) = call_host::<H, M>;
-    out_of_line(call)(m, wait, max_sleep_ns, packet, payload)
+    call_for_bytes::<H, M>(m, wait, max_sleep_ns, packet, payload, &mut [])
+}
+
+/// [`call`], and copies the first `reply.len()` bytes of the host's reply
+/// payload into `reply` before freeing the slot.
+pub fn call_for_bytes<H: Hal, M: RingMem>(
+    m: &M,
+    wait: &AtomicU32,
+    max_sleep_ns: u32,
+    packet: &Packet,
+    payload: &[u8],
+    reply: &mut [u8],
+) {
+    let call: fn(&M, &AtomicU32, u32, &Packet, &[u8], &mut [u8]) = call_host::<H, M>;
+    out_of_line(call)(m, wait, max_sleep_ns, packet, payload, reply)
 }
 
 /// [`call`]. Never inlined (see [`send_packet`]).
@@ -249,6 +278,7 @@ fn call_host<H: Hal, M: RingMem>(
     max_sleep_ns: u32,
     packet: &Packet,
     payload: &[u8],
+    reply: &mut [u8],
 ) {
     let p = Packet {
         flags: packet.flags | FLAG_REPLY,
@@ -259,6 +289,8 @@ fn call_host<H: Hal, M: RingMem>(
     // Relaxed + acquire fence: the host's reply writes are visible after.
     wait_host::<H>(wait, max_sleep_ns, || m.reply_seq(i).load(Relaxed) == t + 1);
     H::fence_system_acquire();
+    // SAFETY: the slot is ours until `seq` moves on; the reply is in.
+    unsafe { m.read_payload(i, reply) };
     // Release: our reads of the reply happen before the next producer of
     // this slot (a device warp, which acquires `seq`) writes it.
     H::fence_device_release();

@@ -43,10 +43,26 @@ pub fn cargo_command(paths: &Paths, arch: &Arch, opts: &Options, manifest: &Path
     let linker_var = format!("CARGO_TARGET_{}_LINKER", arch.vendor.target_name().to_uppercase().replace('-', "_"));
     cmd.env("RUSTC", paths.rustc());
     clean_env(&mut cmd);
-    cmd.env("RUSTFLAGS", format!("-Ctarget-cpu={}", arch.name))
+    cmd.env("RUSTFLAGS", target_rustflags(&arch.name).join(" "))
         .env("GPU_TOOLCHAIN", &paths.toolchain);
     cmd.env(linker_var, paths.gpu_linker());
     cmd
+}
+
+/// cfgs every GPU build sets: the portability switches of crates that need
+/// a platform service, pointed at what the runtime provides. getrandom
+/// (0.3, 0.4) takes its random bytes from `__getrandom_v03_custom`, which
+/// the runtime defines (bytes from the host's OS generator).
+pub const TARGET_CFGS: &[&str] = &["getrandom_backend=\"custom\""];
+
+/// The rustflags of a GPU build for `cpu` (`gpurun build`, and the cargo
+/// config `gpurun init` writes); none contains a space.
+pub fn target_rustflags(cpu: &str) -> Vec<String> {
+    let mut flags = vec![format!("-Ctarget-cpu={cpu}")];
+    for cfg in TARGET_CFGS {
+        flags.extend(["--cfg".to_string(), cfg.to_string()]);
+    }
+    flags
 }
 
 /// Drops what a parent cargo (`cargo run`, `cargo test`) puts in the

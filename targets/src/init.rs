@@ -28,6 +28,11 @@ pub fn config_toml(paths: &Paths, gpurun: &Path, arch: &Arch) -> String {
     };
     let linker = paths.gpu_linker().display().to_string();
     let runner = format!("{} run", gpurun.display());
+    let toml_array = |cpu: &str| {
+        let items: Vec<String> = crate::compile::target_rustflags(cpu).iter().map(|f| format!("{f:?}")).collect();
+        format!("[{}]", items.join(", "))
+    };
+    let (nv_flags, amd_flags) = (toml_array(nv_cpu), toml_array(amd_cpu));
     format!(
         "# Written by `gpurun init`: builds this crate for a GPU with the patched std.\n\
          #   cargo build / cargo run          {default} ({default_cpu})\n\
@@ -48,11 +53,11 @@ pub fn config_toml(paths: &Paths, gpurun: &Path, arch: &Arch) -> String {
          GPU_TOOLCHAIN = \"{toolchain}\"\n\n\
          [target.{nv_name}]\n\
          linker = \"{linker}\"\n\
-         rustflags = [\"-Ctarget-cpu={nv_cpu}\"]\n\
+         rustflags = {nv_flags}\n\
          runner = \"{runner}\"\n\n\
          [target.{amd_name}]\n\
          linker = \"{linker}\"\n\
-         rustflags = [\"-Ctarget-cpu={amd_cpu}\"]\n\
+         rustflags = {amd_flags}\n\
          runner = \"{runner}\"\n\n\
          [alias]\n\
          build-amd = \"build --target {amd_spec}\"\n\
@@ -134,7 +139,9 @@ mod tests {
         let text = std::fs::read_to_string(&w.config).unwrap();
         assert!(text.contains(&format!("rustc = \"{}\"", repo.join("target/gpu-toolchain/bin/rustc").display())), "{text}");
         assert!(text.contains(&format!("target = \"{}\"", repo.join("targets/nvptx64-nvidia-cuda-std.json").display())));
-        assert!(text.contains("rustflags = [\"-Ctarget-cpu=sm_80\"]") && text.contains("rustflags = [\"-Ctarget-cpu=gfx90a\"]"));
+        let cfg = r#""--cfg", "getrandom_backend=\"custom\"""#;
+        assert!(text.contains(&format!("rustflags = [\"-Ctarget-cpu=sm_80\", {cfg}]")), "{text}");
+        assert!(text.contains(&format!("rustflags = [\"-Ctarget-cpu=gfx90a\", {cfg}]")), "{text}");
         assert!(text.contains("runner = \"/x/gpurun run\""));
         let pinned = crate::setup::pinned_channel(&paths).unwrap();
         assert!(std::fs::read_to_string(dir.join("rust-toolchain.toml")).unwrap().contains(&pinned));

@@ -15,7 +15,7 @@ use std::mem::offset_of;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rt_common::protocol::{
-    FLAG_MORE, FLAG_REPLY, OP_ABORT, OP_EXIT, OP_MAX, OP_NOP, OP_THREAD_EXIT, OP_WRITE, RING_MAGIC, RING_PAYLOAD_BYTES,
+    FLAG_MORE, FLAG_REPLY, OP_ABORT, OP_EXIT, OP_MAX, OP_NOP, OP_RANDOM, OP_THREAD_EXIT, OP_WRITE, RING_MAGIC, RING_PAYLOAD_BYTES,
     RING_SLOT_BYTES, RING_SLOTS_OFFSET, RingHeader, RingSlotHeader, ring_bytes,
 };
 
@@ -50,6 +50,10 @@ pub enum RingError {
     BadFlags { ticket: u64, op: u32, flags: u32 },
     #[error("packet {ticket}: write to file descriptor {fd}; only 1 (stdout) and 2 (stderr) exist")]
     BadFd { ticket: u64, fd: u64 },
+    #[error("packet {ticket}: {len} random bytes asked for; a reply holds at most {RING_PAYLOAD_BYTES}")]
+    BadRandomLen { ticket: u64, len: u64 },
+    #[error("packet {ticket}: random bytes asked for without waiting for the reply (no FLAG_REPLY)")]
+    RandomWithoutReply { ticket: u64 },
 }
 
 /// A decoded, validated packet.
@@ -84,6 +88,10 @@ pub enum Op {
     },
     Abort {
         code: i32,
+    },
+    /// Random bytes, returned in the reply's payload.
+    Random {
+        len: u8,
     },
     ThreadExit {
         thread: u32,
@@ -143,6 +151,15 @@ pub fn decode_slot(slot: &[u8], ticket: u64, num_threads: u32) -> Result<Packet,
                 return Err(RingError::BadThread { ticket, thread: arg0, num_threads });
             }
             Op::ThreadExit { thread: arg0 as u32 }
+        }
+        OP_RANDOM => {
+            if arg0 > RING_PAYLOAD_BYTES as u64 {
+                return Err(RingError::BadRandomLen { ticket, len: arg0 });
+            }
+            if flags & FLAG_REPLY == 0 {
+                return Err(RingError::RandomWithoutReply { ticket });
+            }
+            Op::Random { len: arg0 as u8 }
         }
         _ => unreachable!("op ≤ OP_MAX was checked"),
     };
@@ -255,6 +272,18 @@ impl<'a> RingView<'a> {
     pub fn release(&self, ticket: u64) {
         // Release: our reads of the payload happen before the producer reuses it.
         self.seq(ticket).store(ticket + u64::from(self.capacity), Ordering::Release);
+    }
+
+    /// Writes `bytes` (≤ [`RING_PAYLOAD_BYTES`]) to the payload of `ticket`'s
+    /// slot: a reply, before [`reply`](Self::reply).
+    pub fn write_payload(&self, ticket: u64, bytes: &[u8]) {
+        let base = self.slot_word(ticket) + PAYLOAD_OFFSET / WORD;
+        for (i, chunk) in bytes[..bytes.len().min(RING_PAYLOAD_BYTES)].chunks(WORD).enumerate() {
+            let mut w = [0u8; WORD];
+            w[..chunk.len()].copy_from_slice(chunk);
+            // Relaxed: `reply`'s release store publishes them.
+            self.words[base + i].store(u64::from_le_bytes(w), Ordering::Relaxed);
+        }
     }
 
     /// Tells the device waiting on `ticket` that its reply is in the slot.

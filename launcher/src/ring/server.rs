@@ -9,6 +9,8 @@ use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
+use rt_common::protocol::RING_PAYLOAD_BYTES;
+
 use super::{Op, RingError, RingView, SlotState};
 
 /// A write larger than this is passed on in pieces rather than buffered
@@ -168,6 +170,11 @@ impl<'a, S: Sink> Server<'a, S> {
             // A reply means "the host has handled all before": flush first.
             if p.reply {
                 self.sink.flush();
+                if let Op::Random { len } = p.op {
+                    let mut bytes = [0u8; RING_PAYLOAD_BYTES];
+                    os_random(&mut bytes[..usize::from(len)]);
+                    self.ring.write_payload(ticket, &bytes[..usize::from(len)]);
+                }
                 self.ring.reply(ticket);
             } else {
                 self.ring.release(ticket);
@@ -192,6 +199,7 @@ impl<'a, S: Sink> Server<'a, S> {
                     }
                 }
                 Op::ThreadExit { thread } => self.report.exited_threads.push(thread),
+                Op::Random { .. } => {} // answered above
             }
         }
         Ok(n)
@@ -308,4 +316,19 @@ pub fn last_line(bytes: &[u8]) -> Option<String> {
         s.push('…');
     }
     Some(s)
+}
+
+/// Fills `out` from the OS's random generator (`/dev/urandom`), as
+/// `getrandom` does on a Linux host. Without it the launcher cannot keep
+/// its promise to the program and stops.
+fn os_random(out: &mut [u8]) {
+    use std::io::Read;
+    if out.is_empty() {
+        return;
+    }
+    let read = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(out));
+    if let Err(e) = read {
+        eprintln!("gpurun: cannot read /dev/urandom for the program's random bytes (getrandom): {e}");
+        std::process::exit(crate::exit::DEVICE_FAULT);
+    }
 }

@@ -240,7 +240,7 @@ fn raw(words: &[AtomicU64], cap: u64, t: u64, op: u32, thread: u32, len: u32, fl
 #[test]
 fn corrupt_packets_are_errors() {
     type Case = ((u32, u32, u32, u32, u64), fn(&RingError) -> bool);
-    let cases: [Case; 8] = [
+    let cases: [Case; 11] = [
         ((99, 0, 0, 0, 0), |e| matches!(e, RingError::BadOp { op: 99, .. })),
         ((OP_WRITE, 7, 1, 0, 1), |e| matches!(e, RingError::BadThread { thread: 7, .. })),
         ((OP_WRITE, 0, 193, 0, 1), |e| matches!(e, RingError::BadLen { len: 193, .. })),
@@ -249,6 +249,9 @@ fn corrupt_packets_are_errors() {
         ((OP_WRITE, 0, 1, 0x80, 1), |e| matches!(e, RingError::BadFlags { .. })),
         ((OP_EXIT, 0, 0, FLAG_MORE, 0), |e| matches!(e, RingError::BadFlags { .. })),
         ((OP_THREAD_EXIT, 0, 0, 0, 9), |e| matches!(e, RingError::BadThread { thread: 9, .. })),
+        ((OP_RANDOM, 0, 0, FLAG_REPLY, 193), |e| matches!(e, RingError::BadRandomLen { len: 193, .. })),
+        ((OP_RANDOM, 0, 0, FLAG_REPLY, u64::MAX), |e| matches!(e, RingError::BadRandomLen { .. })),
+        ((OP_RANDOM, 0, 0, 0, 8), |e| matches!(e, RingError::RandomWithoutReply { .. })),
     ];
     for ((op, thread, len, flags, arg0), check) in cases {
         let words = setup(4);
@@ -399,4 +402,29 @@ fn server_throughput() {
             secs * 1e6 / r.packets as f64
         );
     }
+}
+
+/// `OP_RANDOM`: the reply's payload holds the bytes asked for (from the OS
+/// generator: two 64-byte draws differ), and nothing past them is written.
+#[test]
+fn random_requests_get_bytes_in_the_reply() {
+    let words = setup(4);
+    let payload = RING_SLOTS_OFFSET / 8 + size_of::<RingSlotHeader>() / 8;
+    for w in &words[payload..payload + RING_PAYLOAD_BYTES / 8] {
+        w.store(0, Ordering::Relaxed);
+    }
+    raw(&words, 4, 0, OP_RANDOM, 0, 0, FLAG_REPLY, 64);
+    let mut s = Server::new(RingView::new(&words, 4).unwrap(), 1, VecSink::default());
+    assert_eq!(s.drain(&Shared::default()).unwrap(), 1);
+    let reply_seq = RING_SLOTS_OFFSET / 8 + offset_of!(RingSlotHeader, reply_seq) / 8;
+    assert_eq!(words[reply_seq].load(Ordering::Acquire), 1, "no reply");
+    let got: Vec<u64> = words[payload..payload + 8].iter().map(|w| w.load(Ordering::Relaxed)).collect();
+    assert!(got.iter().any(|&w| w != 0), "no random bytes: {got:?}");
+    assert!(words[payload + 8..payload + RING_PAYLOAD_BYTES / 8].iter().all(|w| w.load(Ordering::Relaxed) == 0));
+    // A second draw (slot 1) differs from the first.
+    raw(&words, 4, 1, OP_RANDOM, 0, 0, FLAG_REPLY, 64);
+    assert_eq!(s.drain(&Shared::default()).unwrap(), 1);
+    let second = RING_SLOTS_OFFSET / 8 + RING_SLOT_BYTES / 8 + size_of::<RingSlotHeader>() / 8;
+    let got2: Vec<u64> = words[second..second + 8].iter().map(|w| w.load(Ordering::Relaxed)).collect();
+    assert_ne!(got, got2);
 }

@@ -8,7 +8,7 @@ use std::vec::Vec;
 use std::{format, vec};
 
 use crate::protocol::{
-    FLAG_MORE, FLAG_REPLY, OP_ABORT, OP_EXIT, OP_MAX, OP_NOP, OP_THREAD_EXIT, OP_WRITE, RING_MAGIC,
+    FLAG_MORE, FLAG_REPLY, OP_ABORT, OP_EXIT, OP_MAX, OP_NOP, OP_RANDOM, OP_THREAD_EXIT, OP_WRITE, RING_MAGIC,
     RING_PAYLOAD_BYTES, RING_SLOT_BYTES, RING_SLOTS_OFFSET, RingHeader, RingSlotHeader,
 };
 
@@ -26,6 +26,8 @@ pub struct Received {
     pub writes: Vec<HostWrite>,
     pub exit: Option<(u32, i32)>,
     pub nops: u64,
+    /// Random bytes sent in `OP_RANDOM` replies.
+    pub random_bytes: u64,
     pub errors: Vec<String>,
 }
 
@@ -173,6 +175,22 @@ fn consume(
             r.exit.get_or_insert((op, arg0 as u32 as i32));
         }
         OP_NOP => r.nops += 1,
+        OP_RANDOM => {
+            let n = arg0 as usize;
+            if n > RING_PAYLOAD_BYTES || flags & FLAG_REPLY == 0 {
+                r.errors.push(format!("ticket {t}: random request for {n} bytes, flags {flags:#x}"));
+                return;
+            }
+            let mut bytes = [0u8; RING_PAYLOAD_BYTES];
+            use std::io::Read;
+            std::fs::File::open("/dev/urandom")
+                .and_then(|mut f| f.read_exact(&mut bytes[..n]))
+                .expect("the CPU harness reads /dev/urandom");
+            let out = (s as *const RingSlotHeader as *mut u8).wrapping_add(core::mem::size_of::<RingSlotHeader>());
+            // SAFETY: we own the slot until the reply; `n` fits the payload.
+            unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), out, n) };
+            r.random_bytes += n as u64;
+        }
         OP_THREAD_EXIT => {}
         _ => unreachable!(),
     }

@@ -82,6 +82,8 @@ pub struct Outcome {
     pub exit: Option<(u32, i32)>,
     /// `OP_NOP` round trips served.
     pub nops: u64,
+    /// Random bytes the host sent (`OP_RANDOM`).
+    pub random_bytes: u64,
     /// Protocol violations the host saw.
     pub host_errors: Vec<String>,
     /// Each slot's final `THREAD_*` state.
@@ -315,6 +317,7 @@ fn run_with<H: Hal, F: FnOnce() -> i32 + Send + 'static>(cfg: Config, main: F) -
         writes,
         exit,
         nops,
+        random_bytes,
         errors,
     } = host.join().expect("host thread");
     let panics = shared.panics.lock().unwrap().clone();
@@ -323,6 +326,7 @@ fn run_with<H: Hal, F: FnOnce() -> i32 + Send + 'static>(cfg: Config, main: F) -
         writes,
         exit,
         nops,
+        random_bytes,
         host_errors: errors,
         slot_states: (0..n)
             .map(|w| shared.slot(w).state.load(Ordering::Relaxed))

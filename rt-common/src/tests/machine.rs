@@ -344,6 +344,26 @@ fn write_bad_fd_and_host_round_trip(lanes: u32) {
     assert_eq!(out.output(2), "err\n");
 }
 
+/// getrandom's backend: the bytes come from the host (OS generator), a
+/// payload at a time, into memory that may be uninitialised.
+fn getrandom_backend_gets_host_bytes(lanes: u32) {
+    let out = run_ok(cfg(2, lanes), || {
+        let mut a = [0u8; 500];
+        let mut b = [0u8; 500];
+        // SAFETY: writable buffers of the given lengths.
+        unsafe {
+            assert_eq!(__getrandom_v03_custom(a.as_mut_ptr(), a.len()), Ok(()));
+            assert_eq!(__getrandom_custom(b.as_mut_ptr(), b.len()), 0);
+            assert_eq!(__getrandom_v03_custom(b.as_mut_ptr(), 0), Ok(()));
+        }
+        assert_ne!(a, b);
+        assert!(a.iter().any(|&x| x != 0) && b[400..].iter().any(|&x| x != 0));
+        0
+    });
+    assert_eq!(out.random_bytes, 1000);
+    assert!(out.host_errors.is_empty(), "{:?}", out.host_errors);
+}
+
 fn exit_from_spawned_thread_ends_all(lanes: u32) {
     let out = run(cfg(4, lanes), || {
         let never = arc_u32();
@@ -410,6 +430,7 @@ lanes_test!(
     futex_timeout_and_wake,
     tls_values_and_destructors,
     write_bad_fd_and_host_round_trip,
+    getrandom_backend_gets_host_bytes,
     exit_from_spawned_thread_ends_all,
     abort_and_panic_codes,
     bad_launch_block_is_reported,
