@@ -109,6 +109,12 @@ fn call_stack_floor<H: Hal>(launch: *const LaunchBlock) -> u64 {
 /// frames call when a frame would go below the limit (it is not rewritten
 /// itself): moves the limit into the reserve (once) so the report can run,
 /// then reports and aborts. A second overflow, in the report, calls `trap`.
+///
+/// Always inlined into the handler, which the linker never checks: were it
+/// a function of its own, it would be on the report's call-graph cycle and
+/// check the call stack's depth before lowering the floor, overflowing
+/// again, forever.
+#[inline(always)]
 pub fn overflow_on_slot<H: Hal>(rt: &Runtime, slot: &AtomicPtr<LaneStack>, trap: fn() -> !) -> ! {
     let pair = slot.load(Relaxed);
     // SAFETY: the rewritten caller just read this lane's pair through the
@@ -118,10 +124,12 @@ pub fn overflow_on_slot<H: Hal>(rt: &Runtime, slot: &AtomicPtr<LaneStack>, trap:
         // The report itself overflowed the reserve: stop without it.
         trap()
     }
+    // Below the floor: the call stack ran out (recursion), not the frames.
+    let which = if H::call_stack_pointer() < pair[2] { Exhausted::CallStack } else { Exhausted::Frames };
     pair[1] = (pair[1] - STACK_RESERVE_BYTES.min(pair[1])) | 1;
     // The report's own calls may go below the floor, into the reserve.
     pair[2] = pair[2].saturating_sub(CALL_STACK_RESERVE_BYTES);
-    overflow::<H>(rt)
+    overflow::<H>(rt, which)
 }
 
 /// `Hal::call_on_stack` where frames live in global memory: swaps the
@@ -144,16 +152,29 @@ pub unsafe fn call_on_stack(slot: &AtomicPtr<LaneStack>, entry: Entry, data: *mu
     unsafe { *pair = saved };
 }
 
+/// Which of a lane's two stacks ran out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exhausted {
+    /// The frames' stack in global memory (`--stack-size`).
+    Frames,
+    /// The driver's call stack (`--call-stack-size`): recursion too deep.
+    CallStack,
+}
+
 /// What a stack overflow on lane `lane` of the calling thread prints.
-pub(crate) fn overflow_message(msg: &mut Msg, name: &[u8], lane: u32) {
+pub(crate) fn overflow_message(msg: &mut Msg, name: &[u8], lane: u32, which: Exhausted) {
     let name = core::str::from_utf8(name).unwrap_or("<non-UTF-8 name>");
     let name = if name.is_empty() { "<unnamed>" } else { name };
     let _ = if lane == 0 {
         // std's words (sys::stack_overflow), then how to get a larger stack.
+        let how = match which {
+            Exhausted::Frames => "raise the stack with `gpurun run --stack-size` or `thread::Builder::stack_size`",
+            Exhausted::CallStack => "recursion used up the call stack: raise it with `gpurun run --call-stack-size`",
+        };
         write!(
             msg,
             "\nthread '{name}' has overflowed its stack\nfatal runtime error: stack overflow, aborting\n\
-             gpu runtime: raise the stack with `gpurun run --stack-size` or `thread::Builder::stack_size`\n"
+             gpu runtime: {how}\n"
         )
     } else {
         write!(
@@ -169,7 +190,7 @@ pub(crate) fn overflow_message(msg: &mut Msg, name: &[u8], lane: u32) {
 /// stack reserve.
 #[cold]
 #[inline(never)]
-pub fn overflow<H: Hal>(rt: &Runtime) -> ! {
+pub fn overflow<H: Hal>(rt: &Runtime, which: Exhausted) -> ! {
     let me = rt.my_slot::<H>();
     let len = (me.name_len.load(crate::primitive::Ordering::Relaxed) as usize).min(crate::slot::NAME_BYTES);
     // SAFETY: `name` is written only by this warp's leader lane (set_name);
@@ -177,7 +198,7 @@ pub fn overflow<H: Hal>(rt: &Runtime) -> ! {
     // mixed name, and the leader is parked while lanes run.
     let name = unsafe { &(&*me.name.get())[..len] };
     let mut msg = Msg::new();
-    overflow_message(&mut msg, name, H::lane_id());
+    overflow_message(&mut msg, name, H::lane_id(), which);
     abort_with::<H>(rt, &msg)
 }
 
@@ -188,12 +209,17 @@ mod tests {
     #[test]
     fn overflow_messages_follow_std() {
         let mut m = Msg::new();
-        overflow_message(&mut m, b"worker-3", 0);
+        overflow_message(&mut m, b"worker-3", 0, Exhausted::Frames);
         let s = core::str::from_utf8(m.as_bytes()).unwrap();
         assert!(s.starts_with("\nthread 'worker-3' has overflowed its stack\nfatal runtime error: stack overflow, aborting\n"), "{s}");
         let mut m = Msg::new();
-        overflow_message(&mut m, b"", 5);
+        overflow_message(&mut m, b"", 5, Exhausted::Frames);
         let s = core::str::from_utf8(m.as_bytes()).unwrap();
         assert!(s.contains("lane 5 of thread '<unnamed>' has overflowed its 8192-byte lane stack"), "{s}");
+        let mut m = Msg::new();
+        overflow_message(&mut m, b"walker", 0, Exhausted::CallStack);
+        let s = core::str::from_utf8(m.as_bytes()).unwrap();
+        assert!(s.starts_with("\nthread 'walker' has overflowed its stack\n"), "{s}");
+        assert!(s.contains("recursion used up the call stack: raise it with `gpurun run --call-stack-size`"), "{s}");
     }
 }
