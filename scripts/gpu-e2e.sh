@@ -65,6 +65,13 @@ if [ -e "$B/real-crates-$ARCH.ptx" ]; then
     cmp -s "$B/real-crates.expected" "$LOG/real-crates.out" && ok "real-crates output equals the host's" \
         || { bad "real-crates output differs from the host's"; diff "$B/real-crates.expected" "$LOG/real-crates.out" | head -n 20; }
 fi
+if [ -e "$B/crate-sweep-$ARCH.ptx" ]; then
+    # 40 of the most-downloaded crates, default features (getrandom through
+    # the runtime's backend): the GPU's output must be the host's.
+    run crate-sweep 0 run "$(obj crate-sweep)"
+    cmp -s "$B/crate-sweep.expected" "$LOG/crate-sweep.out" && ok "crate-sweep output equals the host's" \
+        || { bad "crate-sweep output differs from the host's"; diff "$B/crate-sweep.expected" "$LOG/crate-sweep.out" | head -n 20; }
+fi
 run spawn-exhaust 0 run "$(obj spawn-exhaust)"
 run spawn-cycles 0 run "$(obj spawn-cycles)" -- 100000
 run spawn-cycles-1m 0 run "$(obj spawn-cycles)" -- 1000000

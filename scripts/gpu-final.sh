@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # The end-to-end suite at a commit, plus real-crates' load times (cold cubin
 # cache, then cached), from gpu-bundle/e2e.tgz (scripts/make-gpu-bundle.sh,
-# tarred); the crate sweep if the bundle has it, and the link A/B of
-# scripts/gpu-link-ab.sh if gpu-bundle/bench is there. Results under $OUT:
-# e2e.log, load.log, sweep.log, ab/.
+# tarred), and the link A/B of scripts/gpu-link-ab.sh if gpu-bundle/bench is
+# there. Results under $OUT: e2e.log, load.log, ab/.
 set -u
 OUT=${OUT:-/tmp/gpu-final}
 mkdir -p "$OUT"
@@ -21,15 +20,6 @@ G=gpu-bundle/gpurun
 } 2>&1 | tee "$OUT/load.log"
 OUT=/tmp/e2e-logs timeout 400 bash scripts/gpu-e2e.sh gpu-bundle sm_90 > "$OUT/e2e.log" 2>&1
 grep -E "FAIL|passed" "$OUT/e2e.log"
-if [ -e gpu-bundle/crate-sweep-sm_90.ptx ]; then
-    {
-        t0=$(date +%s.%N)
-        timeout 120 "$G" run gpu-bundle/crate-sweep-sm_90.ptx > "$OUT/sweep.out" 2> "$OUT/sweep.err"
-        echo "crate-sweep: exit $?, $(awk "BEGIN{printf \"%.2f\", $(date +%s.%N) - $t0}") s"
-        tail -n 5 "$OUT/sweep.err"
-        diff gpu-bundle/crate-sweep.expected "$OUT/sweep.out" && echo "  output equals the host's" || echo "  OUTPUT DIFFERS"
-    } 2>&1 | tee "$OUT/sweep.log"
-fi
 if [ -d gpu-bundle/bench ]; then
     timeout 240 bash scripts/gpu-link-ab.sh gpu-bundle/bench "$OUT/ab" > "$OUT/ab.log" 2>&1
     cat "$OUT/ab/summary.txt" 2>/dev/null || tail -n 20 "$OUT/ab.log"

@@ -11,7 +11,7 @@ $G setup
 rm -rf gpu-bundle && mkdir -p gpu-bundle
 cp $G gpu-bundle/
 for arch in "${archs[@]}"; do
-    for ex in hello-threads std-coverage real-crates; do
+    for ex in hello-threads std-coverage real-crates crate-sweep; do
         obj=$($G build examples/$ex --arch "$arch" --release | tail -n 1)
         cp "$obj" "gpu-bundle/$ex-$arch.${obj##*.}"
     done
@@ -30,4 +30,5 @@ obj=$($G build examples/hello-threads --arch gfx90a --release | tail -n 1)
 cp "$obj" gpu-bundle/hello-threads-gfx90a.elf
 # What real-crates prints on the host: the GPU run must print the same.
 cargo run --quiet --release --manifest-path examples/real-crates/Cargo.toml > gpu-bundle/real-crates.expected
+cp examples/crate-sweep/expected-output.txt gpu-bundle/crate-sweep.expected
 ls -l gpu-bundle

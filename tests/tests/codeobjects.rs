@@ -110,6 +110,14 @@ fn real_crates_sm_90() {
     check_sm_90_with_shared_frames("real-crates");
 }
 
+/// 40 of the most-downloaded crates with their default features (getrandom
+/// through the runtime's custom backend): the program links for NVIDIA with
+/// every check the seed demo gets.
+#[test]
+fn crate_sweep_sm_90() {
+    check_sm_90_with_shared_frames("crate-sweep");
+}
+
 /// Recursion checks its depth on the driver's call stack: the recursive
 /// hash and `Box`'s recursive drop do, `main` and the kernel do not (they
 /// are on no call-graph cycle).
