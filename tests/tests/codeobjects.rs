@@ -110,6 +110,19 @@ fn real_crates_sm_90() {
     check_sm_90_with_shared_frames("real-crates");
 }
 
+/// The same five crates for AMD, wave64 and wave32, with the checks the
+/// seed demo gets and frames moved out of scratch. The slowest tests here:
+/// about 16 minutes each on two cores (`llc` for AMDGPU), run side by side.
+#[test]
+fn real_crates_gfx90a() {
+    check("real-crates", "gfx90a");
+}
+
+#[test]
+fn real_crates_gfx1100() {
+    check("real-crates", "gfx1100");
+}
+
 /// 40 of the most-downloaded crates with their default features (getrandom
 /// through the runtime's custom backend): the program links for NVIDIA with
 /// every check the seed demo gets.
