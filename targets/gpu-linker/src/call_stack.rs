@@ -12,7 +12,13 @@
 //!
 //! The call graph is read from the optimized IR text: direct calls are
 //! edges; an indirect call may reach any function whose address is taken
-//! (vtables, function pointers), so it is an edge to all of them.
+//! (vtables, function pointers) and whose signature is the call's, so it is
+//! an edge to all of them (to every address-taken function where a
+//! signature does not parse). Calls into functions that never return
+//! (`noreturn`: panics, aborts) are left out, but for a function's calls
+//! to itself: a cycle through one is a failure reported while reporting a
+//! failure, which the runtime bounds, and counting it would check the
+//! allocator and the host ring, which may abort.
 use std::collections::HashMap;
 
 use crate::shared_stack::{OVERFLOW_SYMBOL, SLOT_SYMBOL, function_name, is_label};
@@ -114,10 +120,18 @@ fn next_token(line: &str, from: usize) -> Option<(u8, &str, usize)> {
     None
 }
 
-/// The callee of a `call`/`invoke` instruction line: `Some(Some(name))` for
-/// a direct call, `Some(None)` for an indirect one, `None` if the line is
+/// What a `call`/`invoke` line calls.
+#[derive(Debug, PartialEq, Eq)]
+enum Callee<'a> {
+    /// A function by name.
+    Direct(&'a str),
+    /// Through a pointer, with the call's signature (`i1(ptr,ptr)`), if read.
+    Indirect(Option<String>),
+}
+
+/// The callee of a `call`/`invoke` instruction line; `None` if the line is
 /// no call (or calls inline asm).
-fn callee(line: &str) -> Option<Option<&str>> {
+fn callee(line: &str) -> Option<Callee<'_>> {
     let t = line.trim_start();
     if t.starts_with(';') {
         return None;
@@ -134,27 +148,155 @@ fn callee(line: &str) -> Option<Option<&str>> {
     let mut pos = 0;
     while let Some((sigil, name, end)) = next_token(rest, pos) {
         if rest.as_bytes().get(end) == Some(&b'(') {
-            return Some((sigil == b'@').then_some(name));
+            if sigil == b'@' {
+                return Some(Callee::Direct(name));
+            }
+            let start = rest[..end].rfind('%').unwrap_or(0);
+            return Some(Callee::Indirect(signature(&rest[..start], &rest[end..])));
         }
         pos = end.max(pos + 1);
     }
     None
 }
 
-/// Functions of `ir` on a call-graph cycle (indirect calls reach every
-/// address-taken function), by name, with their index.
+/// A function's signature, `ret(arg,arg)` with spaces removed, from the
+/// text before its name (ending with the return type) and the text from
+/// its opening parenthesis (typed arguments or parameters). `None` for
+/// varargs or what does not parse: the caller then assumes any function.
+fn signature(before: &str, from_paren: &str) -> Option<String> {
+    let ret = trailing_type(before.trim_end())?;
+    let inner = &from_paren[1..closing(from_paren)?];
+    let mut args = Vec::new();
+    for arg in split_top_level(inner) {
+        let arg = arg.trim();
+        if arg == "..." {
+            return None;
+        }
+        if !arg.is_empty() {
+            args.push(leading_type(arg)?);
+        }
+    }
+    Some(format!("{ret}({})", args.join(",")))
+}
+
+/// Index of the bracket closing the one `s` starts with.
+fn closing(s: &str) -> Option<usize> {
+    let mut depth = 0i32;
+    let mut in_string = false;
+    for (i, c) in s.char_indices() {
+        match c {
+            '"' => in_string = !in_string,
+            '(' | '{' | '[' | '<' if !in_string => depth += 1,
+            ')' | '}' | ']' | '>' if !in_string => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `s` split at the commas outside brackets and strings.
+fn split_top_level(s: &str) -> Vec<&str> {
+    let (mut parts, mut depth, mut start, mut in_string) = (Vec::new(), 0i32, 0, false);
+    for (i, c) in s.char_indices() {
+        match c {
+            '"' => in_string = !in_string,
+            '(' | '{' | '[' | '<' if !in_string => depth += 1,
+            ')' | '}' | ']' | '>' if !in_string => depth -= 1,
+            ',' if depth == 0 && !in_string => {
+                parts.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&s[start..]);
+    parts
+}
+
+/// The type `s` starts with (`ptr`, `{ i64, i1 }`), spaces removed.
+fn leading_type(s: &str) -> Option<String> {
+    let ty = match s.chars().next()? {
+        '{' | '[' | '<' => &s[..=closing(s)?],
+        _ => s.split_whitespace().next()?,
+    };
+    Some(ty.split_whitespace().collect())
+}
+
+/// The type `s` ends with, spaces removed; `None` for a function type
+/// (`i32 (ptr, ...)`, written for varargs calls).
+fn trailing_type(s: &str) -> Option<String> {
+    let open = match s.chars().last()? {
+        ')' => return None,
+        '}' => '{',
+        ']' => '[',
+        '>' => '<',
+        _ => return s.split_whitespace().last().map(str::to_string),
+    };
+    // The bracket that opens the last one: scan back for the balance.
+    let close = s.chars().last()?;
+    let mut depth = 0i32;
+    for (i, c) in s.char_indices().rev() {
+        if c == close {
+            depth += 1;
+        } else if c == open {
+            depth -= 1;
+            if depth == 0 {
+                return Some(s[i..].split_whitespace().collect());
+            }
+        }
+    }
+    None
+}
+
+/// The signature of a `define` line's function, if it parses.
+fn defined_signature(header: &str) -> Option<String> {
+    let at = header.find(" @")? + 1;
+    let name_end = at + 1 + header[at + 1..].find('(')?;
+    let before = header[..at].trim_end();
+    // `define [linkage] [cc] [attrs] RET @name(`: the return type ends `before`.
+    signature(before, &header[name_end..])
+}
+
+/// Functions of `ir` on a call-graph cycle, by name, with their index. An
+/// indirect call may reach every address-taken function of its signature
+/// (of any signature, if it does not parse).
 fn recursive_functions(ir: &str) -> HashMap<&str, usize> {
-    // Pass 1: the defined functions.
+    // Pass 1: the defined functions, their signatures, and which never
+    // return (`noreturn`, in the header or an attribute group).
+    let noreturn_groups: Vec<&str> = ir
+        .lines()
+        .filter(|l| l.starts_with("attributes #") && l.contains(" noreturn "))
+        .filter_map(|l| l.split_whitespace().nth(1))
+        .collect();
     let mut index: HashMap<&str, usize> = HashMap::new();
+    let mut signatures: Vec<Option<String>> = Vec::new();
+    let mut noreturn: Vec<bool> = Vec::new();
     for line in ir.lines() {
         if line.starts_with("define ") {
             let n = index.len();
-            index.entry(function_name(line)).or_insert(n);
+            if let std::collections::hash_map::Entry::Vacant(e) = index.entry(function_name(line)) {
+                e.insert(n);
+                signatures.push(defined_signature(line));
+                let after = line.rfind(')').map_or("", |i| &line[i..]);
+                noreturn.push(
+                    line.contains(" noreturn ")
+                        || after.split_whitespace().any(|t| noreturn_groups.contains(&t)),
+                );
+            }
         }
     }
     let n = index.len();
-    let indirect = n; // a node standing for "some address-taken function"
+    // Nodes past the functions stand for "an address-taken function": one
+    // per signature seen at an indirect call, and `any` for calls not read.
+    let any = n;
+    let mut by_signature: HashMap<String, usize> = HashMap::new();
     let mut edges: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
+    let mut address_taken = vec![false; n];
     let mut current: Option<usize> = None;
     for line in ir.lines() {
         if line.starts_with("define ") {
@@ -165,18 +307,26 @@ fn recursive_functions(ir: &str) -> HashMap<&str, usize> {
             current = None;
         }
         let called = callee(line);
-        if let (Some(f), Some(c)) = (current, called) {
-            match c {
-                Some(name) => {
-                    if let Some(&g) = index.get(name) {
-                        edges[f].push(g);
-                    }
-                }
-                None => edges[f].push(indirect),
-            }
+        if let (Some(f), Some(c)) = (current, &called) {
+            let to = match c {
+                // A call into a function that never returns (panic, abort)
+                // is no recursion unless it is the function itself: a cycle
+                // through one is a failure inside a failure report, which
+                // the runtime bounds (a second abort traps).
+                Callee::Direct(name) => index.get(name).copied().filter(|&g| g == f || !noreturn[g]),
+                Callee::Indirect(None) => Some(any),
+                Callee::Indirect(Some(sig)) => Some(*by_signature.entry(sig.clone()).or_insert_with(|| {
+                    edges.push(Vec::new());
+                    edges.len() - 1
+                })),
+            };
+            edges[f].extend(to);
         }
         // Every other mention of a defined function takes its address.
-        let direct = called.flatten();
+        let direct = match called {
+            Some(Callee::Direct(name)) => Some(name),
+            _ => None,
+        };
         let mut pos = 0;
         let mut skipped_callee = false;
         while let Some((sigil, name, end)) = next_token(line, pos) {
@@ -189,8 +339,23 @@ fn recursive_functions(ir: &str) -> HashMap<&str, usize> {
                 continue;
             }
             if let Some(&g) = index.get(name) {
-                edges[indirect].push(g);
+                address_taken[g] = true;
             }
+        }
+    }
+    for (g, taken) in address_taken.iter().enumerate() {
+        if !taken || noreturn[g] {
+            continue;
+        }
+        edges[any].push(g);
+        match &signatures[g] {
+            Some(sig) => {
+                if let Some(&node) = by_signature.get(sig) {
+                    edges[node].push(g);
+                }
+            }
+            // A function whose signature does not parse may be any call's target.
+            None => by_signature.values().for_each(|&node| edges[node].push(g)),
         }
     }
     for e in &mut edges {
@@ -264,7 +429,7 @@ mod tests {
     use super::*;
 
     const MODULE: &str = r#"@__gpu_stack_slot = global [8 x i8] zeroinitializer, align 8
-@vtable = constant <{ ptr, ptr }> <{ ptr @dyn_fmt, ptr @leaf }>, align 8
+@vtable = constant <{ ptr, ptr, ptr }> <{ ptr @dyn_fmt, ptr @leaf, ptr @typed }>, align 8
 
 define internal i64 @hash(ptr %l) unnamed_addr {
 start:
@@ -299,6 +464,21 @@ define internal void @leaf(ptr %f) {
   ret void
 }
 
+define internal i64 @typed(i64 %x) {
+  call void %p(ptr null)
+  ret i64 0
+}
+
+define internal ptr @alloc_like(i64 %n) {
+  call void @abort_like()
+  ret ptr null
+}
+
+define internal void @abort_like() #9 {
+  %p = call ptr @alloc_like(i64 1)
+  unreachable
+}
+
 define internal void @main_like() {
   call void @ping(i32 1)
   call void @leaf(ptr null)
@@ -314,15 +494,20 @@ define void @__gpu_stack_overflow() {
   call void @__gpu_stack_overflow()
   unreachable
 }
+
+attributes #9 = { noreturn nounwind }
 "#;
 
     #[test]
     fn finds_direct_mutual_and_indirect_recursion() {
         let mut names: Vec<&str> = recursive_functions(MODULE).into_keys().collect();
         names.sort();
-        // dyn_fmt calls through a pointer and its own address is taken (the
-        // vtable): it may call itself. leaf is address-taken but calls
-        // nothing; main_like and quoted.name are on no cycle.
+        // dyn_fmt calls a `void (ptr)` through a pointer and its own address
+        // is taken (the vtable): it may call itself. leaf is address-taken
+        // but calls nothing; typed calls a `void (ptr)` through a pointer
+        // but is an `i64 (i64)`, which no indirect call reaches; alloc_like
+        // and abort_like meet only through a call into a noreturn function;
+        // main_like and quoted.name are on no cycle.
         assert_eq!(names, ["__gpu_stack_overflow", "__gpu_start", "dyn_fmt", "hash", "ping", "pong"]);
     }
 
@@ -351,12 +536,27 @@ define void @__gpu_stack_overflow() {
     }
 
     #[test]
+    fn reads_defined_signatures() {
+        let h = "define internal fastcc noundef zeroext i1 @f(ptr noalias noundef align 8 dereferenceable(16) %0, i64 %1) unnamed_addr #3 {";
+        assert_eq!(defined_signature(h).as_deref(), Some("i1(ptr,i64)"));
+        assert_eq!(defined_signature("define { i64, i1 } @g() {").as_deref(), Some("{i64,i1}()"));
+        assert_eq!(defined_signature("define void @\"q.n\"(ptr %a, ...) {"), None);
+    }
+
+    #[test]
     fn reads_callees() {
-        assert_eq!(callee("  %r = tail call fastcc i64 @f(i64 1)"), Some(Some("f")));
-        assert_eq!(callee("  call { i64, i1 } %5(ptr %x)"), Some(None));
-        assert_eq!(callee("  invoke void @\"a b\"(ptr %x)"), Some(Some("a b")));
+        use Callee::*;
+        assert_eq!(callee("  %r = tail call fastcc i64 @f(i64 1)"), Some(Direct("f")));
+        assert_eq!(callee("  call { i64, i1 } %5(ptr %x)"), Some(Indirect(Some("{i64,i1}(ptr)".into()))));
+        assert_eq!(
+            callee("  %7 = tail call noundef zeroext i1 %5(ptr noundef nonnull align 1 %self, ptr noundef align 8 %f) #4"),
+            Some(Indirect(Some("i1(ptr,ptr)".into())))
+        );
+        assert_eq!(callee("  call i32 (ptr, ...) %f(ptr %x, i32 1)"), Some(Indirect(None)));
+        assert_eq!(callee("  call void %g({ ptr, i64 } %a, [2 x i8] %b)"), Some(Indirect(Some("void({ptr,i64},[2xi8])".into()))));
+        assert_eq!(callee("  invoke void @\"a b\"(ptr %x)"), Some(Direct("a b")));
         assert_eq!(callee("  call void asm \"x\", \"\"()"), None);
         assert_eq!(callee("  %recall = add i64 1, 2"), None);
-        assert_eq!(callee("  %x = call %\"T\" @g(ptr %y)"), Some(Some("g")));
+        assert_eq!(callee("  %x = call %\"T\" @g(ptr %y)"), Some(Direct("g")));
     }
 }
