@@ -323,24 +323,26 @@ pub fn plan_launch(
     })
 }
 
+/// An H100 as the CUDA backend describes it, for tests.
+#[cfg(test)]
+pub(crate) fn h100() -> DeviceInfo {
+    DeviceInfo {
+        index: 0,
+        vendor: Vendor::Nvidia,
+        name: "H100".into(),
+        arch: "sm_90".into(),
+        compute_units: 132,
+        warp_size: 32,
+        max_threads_per_cu: 2048,
+        max_resident_warps: 8448,
+        total_memory: 80 << 30,
+        driver_version: 13000,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn h100() -> DeviceInfo {
-        DeviceInfo {
-            index: 0,
-            vendor: Vendor::Nvidia,
-            name: "H100".into(),
-            arch: "sm_90".into(),
-            compute_units: 132,
-            warp_size: 32,
-            max_threads_per_cu: 2048,
-            max_resident_warps: 8448,
-            total_memory: 80 << 30,
-            driver_version: 13000,
-        }
-    }
 
     /// H100-like occupancy: ≤ 32 blocks and ≤ 64 warps per SM.
     fn h100_occ(block_threads: u32) -> Result<u32, BackendError> {

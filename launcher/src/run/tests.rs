@@ -342,18 +342,7 @@ fn rayon_gets_one_worker_per_sm_unless_the_user_chose() {
 
 #[test]
 fn call_stack_defaults_to_32k_within_an_eighth_of_memory() {
-    let h100 = DeviceInfo {
-        index: 0,
-        vendor: Vendor::Nvidia,
-        name: "H100".into(),
-        arch: "sm_90".into(),
-        compute_units: 132,
-        warp_size: 32,
-        max_threads_per_cu: 2048,
-        max_resident_warps: 8448,
-        total_memory: 81559 << 20,
-        driver_version: 13000,
-    };
+    let h100 = crate::backend::h100();
     let opts = RunOptions::default();
     assert_eq!(call_stack_size(&opts, &h100, true), (32 << 10, "--call-stack-size"));
     // 8 GiB over the same lanes: 3,971 bytes each, so the 4K floor.
