@@ -47,14 +47,21 @@ pub type LaneStack = [u64; 3];
 /// block and report the mismatch.
 pub const FALLBACK_STACK_WORDS: usize = 256;
 
+/// The launch block, if there is one and it is of this runtime's version.
+#[inline(always)]
+fn known_launch<'a>(launch: *const LaunchBlock) -> Option<&'a LaunchBlock> {
+    // SAFETY: the launch block is valid for the program (or null).
+    let lb = unsafe { launch.as_ref() }?;
+    (lb.magic == LAUNCH_MAGIC && lb.version == ABI_VERSION).then_some(lb)
+}
+
 /// `(bottom, bytes)` of the calling lane's region of `LaunchBlock::stacks`,
 /// if the launch has one and the lane runs frames (lane ids below
 /// [`Hal::PARALLEL_LANES`]; on AMD only the leader).
 fn lane_region<H: Hal>(launch: *const LaunchBlock) -> Option<(u64, u64)> {
-    // SAFETY: the launch block is valid for the program (or null).
-    let lb = unsafe { launch.as_ref() }?;
+    let lb = known_launch(launch)?;
     let lane = H::lane_id();
-    if lb.magic != LAUNCH_MAGIC || lb.version != ABI_VERSION || lb.stacks == 0 || lane >= H::PARALLEL_LANES {
+    if lb.stacks == 0 || lane >= H::PARALLEL_LANES {
         return None;
     }
     let warp = H::thread_index(lb.block_warps.max(1));
@@ -93,11 +100,7 @@ pub unsafe fn enter_kernel<H: Hal>(
 /// when the launcher did not give the size or the target has no pointer.
 #[inline(always)]
 fn call_stack_floor<H: Hal>(launch: *const LaunchBlock) -> u64 {
-    // SAFETY: the launch block is valid for the program (or null).
-    let size = match unsafe { launch.as_ref() } {
-        Some(lb) if lb.magic == LAUNCH_MAGIC && lb.version == ABI_VERSION => lb.call_stack_size,
-        _ => 0,
-    };
+    let size = known_launch(launch).map_or(0, |lb| lb.call_stack_size);
     let top = H::call_stack_pointer();
     if size == 0 || top == 0 {
         return 0;

@@ -21,7 +21,7 @@
 //! allocator and the host ring, which may abort.
 use std::collections::HashMap;
 
-use crate::shared_stack::{OVERFLOW_SYMBOL, SLOT_SYMBOL, function_name, is_label};
+use crate::shared_stack::{OVERFLOW_SYMBOL, SLOT_SYMBOL, closing_paren, function_name, is_label, split_type};
 
 /// The inlined check each recursive function calls on entry.
 const CHECK: &str = "__gpu_cs.check";
@@ -165,7 +165,7 @@ fn callee(line: &str) -> Option<Callee<'_>> {
 /// varargs or what does not parse: the caller then assumes any function.
 fn signature(before: &str, from_paren: &str) -> Option<String> {
     let ret = trailing_type(before.trim_end())?;
-    let inner = &from_paren[1..closing(from_paren)?];
+    let inner = &from_paren[1..closing_paren(from_paren)?];
     let mut args = Vec::new();
     for arg in split_top_level(inner) {
         let arg = arg.trim();
@@ -177,26 +177,6 @@ fn signature(before: &str, from_paren: &str) -> Option<String> {
         }
     }
     Some(format!("{ret}({})", args.join(",")))
-}
-
-/// Index of the bracket closing the one `s` starts with.
-fn closing(s: &str) -> Option<usize> {
-    let mut depth = 0i32;
-    let mut in_string = false;
-    for (i, c) in s.char_indices() {
-        match c {
-            '"' => in_string = !in_string,
-            '(' | '{' | '[' | '<' if !in_string => depth += 1,
-            ')' | '}' | ']' | '>' if !in_string => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
 }
 
 /// `s` split at the commas outside brackets and strings.
@@ -220,11 +200,8 @@ fn split_top_level(s: &str) -> Vec<&str> {
 
 /// The type `s` starts with (`ptr`, `{ i64, i1 }`), spaces removed.
 fn leading_type(s: &str) -> Option<String> {
-    let ty = match s.chars().next()? {
-        '{' | '[' | '<' => &s[..=closing(s)?],
-        _ => s.split_whitespace().next()?,
-    };
-    Some(ty.split_whitespace().collect())
+    let ty = split_type(s).0;
+    (!ty.is_empty()).then(|| ty.split_whitespace().collect())
 }
 
 /// The type `s` ends with, spaces removed; `None` for a function type

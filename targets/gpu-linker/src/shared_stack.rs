@@ -273,7 +273,7 @@ fn top_level_to(s: &str) -> Option<&str> {
 }
 
 /// The index of the `)` closing the `(` that `s` starts with.
-fn closing_paren(s: &str) -> Option<usize> {
+pub(crate) fn closing_paren(s: &str) -> Option<usize> {
     let mut depth = 0;
     for (i, c) in s.char_indices() {
         match c {
@@ -368,7 +368,7 @@ fn alloca_layout(rest: &str, types: &HashMap<String, String>, target: Target) ->
 }
 
 /// The first type of `s` and what follows it.
-fn split_type(s: &str) -> (&str, &str) {
+pub(crate) fn split_type(s: &str) -> (&str, &str) {
     let bytes = s.as_bytes();
     let close = match bytes.first() {
         Some(b'[') => Some(b']'),
