@@ -13,7 +13,6 @@ pub mod devices;
 pub mod exit;
 pub mod hip;
 pub mod launch_block;
-pub mod ptx_split;
 pub mod libpath;
 pub mod report;
 pub mod ring;

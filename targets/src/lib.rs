@@ -13,6 +13,7 @@ pub mod init;
 pub mod patch;
 pub mod paths;
 pub mod protocol_names;
+pub mod ptx_parts;
 pub mod setup;
 pub mod size;
 

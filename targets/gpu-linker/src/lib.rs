@@ -10,7 +10,8 @@
 //! entry, then optimize), two rewrites of the optimized IR
 //! ([`shared_stack`]: frames in global memory; [`device_scope`]: atomics at
 //! device scope; [`call_stack`]: recursion checks its depth), then
-//! - nvptx64: `llc` to PTX and PTX repairs ([`ptx_fixup`]);
+//! - nvptx64: `llc` to PTX, one part per core ([`split`]), and PTX repairs
+//!   ([`ptx_fixup`]);
 //! - amdgcn: `llc` to an object and `rust-lld -flavor gnu -shared` to the
 //!   code object (an ELF shared object, as the HIP runtime loads).
 use std::ffi::OsString;
@@ -23,6 +24,7 @@ pub mod call_stack;
 pub mod device_scope;
 pub mod ptx_fixup;
 pub mod shared_stack;
+pub mod split;
 
 /// Symbols kept even when rustc names none (it passes no exports for
 /// executables): the runtime's kernel entry, and the shadow-stack slot and
@@ -175,7 +177,12 @@ fn run(tool: &Path, args: &[OsString]) -> Result<(), String> {
     if std::env::var_os("GPU_LD_VERBOSE").is_some() {
         eprintln!("gpu-ld: {} {}", tool.display(), args.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>().join(" "));
     }
+    let started = std::time::Instant::now();
     let out = Command::new(tool).args(args).output().map_err(|e| format!("cannot run {}: {e}", tool.display()))?;
+    if std::env::var_os("GPU_LD_VERBOSE").is_some() {
+        let name = tool.file_name().unwrap_or_default().to_string_lossy();
+        eprintln!("gpu-ld: {name} took {:.1} s", started.elapsed().as_secs_f64());
+    }
     if !out.status.success() {
         return Err(format!("{} failed:\n{}", tool.display(), String::from_utf8_lossy(&out.stderr)));
     }
@@ -246,15 +253,18 @@ pub fn link(args: &LinkArgs) -> Result<(), String> {
     // nvptx: recursion checks its depth on the driver's call stack
     // ([`call_stack`]); `GPU_NO_DEPTH_CHECKS=1` leaves them out.
     let depth_checks = args.target == Target::Nvptx && !flag("GPU_NO_DEPTH_CHECKS");
-    let for_llc = if private && !device_scope && !depth_checks {
-        optimized
-    } else {
-        let passes = Passes { share: !private, device_scope, depth_checks };
-        rewrite_ir(&bin, &work, optimized, &cpu, args.target, passes)?
-    };
+    let passes = Passes { share: !private, device_scope, depth_checks };
+    let rewritten = if private && !device_scope && !depth_checks { None } else { rewrite_ir(&bin, &work, &optimized, args.target, passes)? };
+    let llc = Llc { bin: &bin, work: &work, cpu: &cpu, opt_level };
     match args.target {
-        Target::Nvptx => emit_ptx(&bin, &work, for_llc, &cpu, opt_level, args.max_registers, output)?,
-        Target::Amdgcn => emit_amdgpu_code_object(&bin, &work, for_llc, &cpu, opt_level, output)?,
+        Target::Nvptx => emit_ptx(&llc, rewritten, optimized, args.max_registers, output)?,
+        Target::Amdgcn => {
+            let bitcode = match rewritten {
+                Some(ir) => llc.always_inline(&ir, "rewritten")?,
+                None => optimized,
+            };
+            emit_amdgpu_code_object(&llc, bitcode, output)?
+        }
     }
     // `GPU_LD_KEEP=1` keeps the intermediate bitcode and PTX for inspection.
     if std::env::var_os("GPU_LD_KEEP").is_none() {
@@ -263,43 +273,106 @@ pub fn link(args: &LinkArgs) -> Result<(), String> {
     Ok(())
 }
 
+/// How `llc` runs, and the `opt` run before it that inlines the rewrites'
+/// helpers.
+struct Llc<'a> {
+    bin: &'a Path,
+    work: &'a Path,
+    cpu: &'a str,
+    opt_level: &'a str,
+}
+
+impl Llc<'_> {
+    /// Writes `ir` (LLVM assembly) as `NAME.ll` and inlines its
+    /// `alwaysinline` helpers into `NAME.bc`.
+    fn always_inline(&self, ir: &str, name: &str) -> Result<PathBuf, String> {
+        let text = self.work.join(format!("{name}.ll"));
+        fs::write(&text, ir).map_err(|e| format!("cannot write {}: {e}", text.display()))?;
+        let out = self.work.join(format!("{name}.bc"));
+        let args = ["-passes=always-inline".into(), format!("-mcpu={}", self.cpu).into(), "-o".into(), out.clone().into(), text.into()];
+        run(&self.bin.join("opt"), &args)?;
+        Ok(out)
+    }
+
+    /// `llc` of `bitcode` to `output` (`extra` before the input, e.g. `-filetype=obj`).
+    fn compile(&self, bitcode: &Path, output: &Path, extra: &[&str]) -> Result<(), String> {
+        let mut args: Vec<OsString> = vec![format!("-mcpu={}", self.cpu).into(), format!("-O{}", self.opt_level.min("3")).into()];
+        args.extend(extra.iter().map(OsString::from));
+        args.extend(["-o".into(), output.into(), bitcode.into()]);
+        run(&self.bin.join("llc"), &args)
+    }
+}
+
 /// amdgcn: `llc` to an object, `rust-lld` to a shared object (what the HIP
 /// runtime loads; rustc's own amdgcn link does the same).
-fn emit_amdgpu_code_object(bin: &Path, work: &Path, bitcode: PathBuf, cpu: &str, opt_level: &str, output: &Path) -> Result<(), String> {
-    let object = work.join("out.o");
+fn emit_amdgpu_code_object(llc: &Llc, bitcode: PathBuf, output: &Path) -> Result<(), String> {
+    let object = llc.work.join("out.o");
+    llc.compile(&bitcode, &object, &["-filetype=obj"])?;
     run(
-        &bin.join("llc"),
-        &[
-            "-filetype=obj".into(),
-            format!("-mcpu={cpu}").into(),
-            format!("-O{}", opt_level.min("3")).into(),
-            "-o".into(),
-            object.clone().into(),
-            bitcode.into(),
-        ],
-    )?;
-    run(
-        &bin.join("rust-lld"),
+        &llc.bin.join("rust-lld"),
         &["-flavor".into(), "gnu".into(), "-shared".into(), "--no-undefined".into(), "-o".into(), output.into(), object.into()],
     )
 }
 
-/// nvptx64: `llc` to PTX, the PTX repairs and the kernel's register cap.
-fn emit_ptx(
-    bin: &Path,
-    work: &Path,
-    bitcode: PathBuf,
-    cpu: &str,
-    opt_level: &str,
-    max_registers: Option<u32>,
-    output: &Path,
-) -> Result<(), String> {
-    let raw_ptx = work.join("out.ptx");
-    run(
-        &bin.join("llc"),
-        &[format!("-mcpu={cpu}").into(), format!("-O{}", opt_level.min("3")).into(), "-o".into(), raw_ptx.clone().into(), bitcode.into()],
-    )?;
-    let ptx = fs::read_to_string(&raw_ptx).map_err(|e| format!("cannot read {}: {e}", raw_ptx.display()))?;
+/// How many `llc`s a link of `ir_bytes` of LLVM assembly runs at once:
+/// `GPU_LD_JOBS` (1: one `llc`), else one per core (at most 8) from
+/// [`SPLIT_MIN_IR_BYTES`] up.
+fn codegen_jobs(ir_bytes: usize) -> Result<usize, String> {
+    match std::env::var("GPU_LD_JOBS") {
+        Ok(v) => v.trim().parse::<usize>().map(|n| n.max(1)).map_err(|_| format!("GPU_LD_JOBS must be a number, not `{v}`")),
+        Err(_) if ir_bytes < SPLIT_MIN_IR_BYTES => Ok(1),
+        Err(_) => Ok(std::thread::available_parallelism().map_or(1, |n| n.get()).min(8)),
+    }
+}
+
+/// Below this much LLVM assembly (hello-threads has 3 MB) one `llc` takes a
+/// few seconds and the split would change the PTX for little.
+const SPLIT_MIN_IR_BYTES: usize = 4 << 20;
+
+/// nvptx64: `llc` to PTX (in parts, at once, where the module is large and
+/// the host has cores: [`split`]), the PTX repairs and the kernel's
+/// register cap.
+fn emit_ptx(llc: &Llc, rewritten: Option<String>, optimized: PathBuf, max_registers: Option<u32>, output: &Path) -> Result<(), String> {
+    let split = match &rewritten {
+        Some(ir) => match codegen_jobs(ir.len())? {
+            1 => None,
+            jobs => split::split(ir, jobs),
+        },
+        None => None,
+    };
+    let ptx = match (split, rewritten) {
+        (Some(split), _) => {
+            if std::env::var_os("GPU_LD_VERBOSE").is_some() {
+                eprintln!("gpu-ld: llc in {} parts at once", split.parts.len());
+            }
+            let ptx_parts = std::thread::scope(|scope| {
+                let handles: Vec<_> = split
+                    .parts
+                    .iter()
+                    .enumerate()
+                    .map(|(k, ir)| {
+                        scope.spawn(move || {
+                            let bitcode = llc.always_inline(ir, &format!("part{k}"))?;
+                            let ptx = llc.work.join(format!("part{k}.ptx"));
+                            llc.compile(&bitcode, &ptx, &[])?;
+                            fs::read_to_string(&ptx).map_err(|e| format!("cannot read {}: {e}", ptx.display()))
+                        })
+                    })
+                    .collect();
+                handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("an llc thread panicked".into()))).collect::<Result<Vec<_>, _>>()
+            })?;
+            gpu_targets::ptx_parts::merge(&ptx_parts, &split.localized).map_err(|e| format!("joining the PTX parts: {e}"))?
+        }
+        (None, rewritten) => {
+            let bitcode = match rewritten {
+                Some(ir) => llc.always_inline(&ir, "rewritten")?,
+                None => optimized,
+            };
+            let raw_ptx = llc.work.join("out.ptx");
+            llc.compile(&bitcode, &raw_ptx, &[])?;
+            fs::read_to_string(&raw_ptx).map_err(|e| format!("cannot read {}: {e}", raw_ptx.display()))?
+        }
+    };
     let (mut ptx, _fixed) = ptx_fixup::fix_local_cas(&ptx);
     let regs = match (max_registers, std::env::var("GPU_NVPTX_MAX_REGISTERS")) {
         (Some(n), _) => n,
@@ -325,14 +398,14 @@ struct Passes {
     depth_checks: bool,
 }
 
-/// Runs the rewrites `passes` asks for on the optimized module and inlines
-/// their helpers; returns the bitcode for `llc` (the optimized module
-/// itself when nothing changed: no runtime).
-fn rewrite_ir(bin: &Path, work: &Path, optimized: PathBuf, cpu: &str, target: Target, passes: Passes) -> Result<PathBuf, String> {
+/// Runs the rewrites `passes` asks for on the optimized module; returns the
+/// rewritten IR (LLVM assembly), or `None` when nothing changed (no
+/// runtime).
+fn rewrite_ir(bin: &Path, work: &Path, optimized: &Path, target: Target, passes: Passes) -> Result<Option<String>, String> {
     let Passes { share, device_scope, depth_checks } = passes;
     let verbose = std::env::var_os("GPU_LD_VERBOSE").is_some();
     let text = work.join("optimized.ll");
-    run(&bin.join("llvm-dis"), &["-o".into(), text.clone().into(), optimized.clone().into()])?;
+    run(&bin.join("llvm-dis"), &["-o".into(), text.clone().into(), optimized.into()])?;
     let mut ir = fs::read_to_string(&text).map_err(|e| format!("cannot read {}: {e}", text.display()))?;
     let mut changed = false;
     if share && let Some((shared, report)) = shared_stack::rewrite(&ir, target) {
@@ -361,17 +434,7 @@ fn rewrite_ir(bin: &Path, work: &Path, optimized: PathBuf, cpu: &str, target: Ta
         ir = scoped;
         changed = true;
     }
-    if !changed {
-        return Ok(optimized);
-    }
-    let rewritten = work.join("rewritten.ll");
-    fs::write(&rewritten, ir).map_err(|e| e.to_string())?;
-    let out = work.join("rewritten.bc");
-    run(
-        &bin.join("opt"),
-        &["-passes=always-inline".into(), format!("-mcpu={cpu}").into(), "-o".into(), out.clone().into(), rewritten.into()],
-    )?;
-    Ok(out)
+    Ok(changed.then_some(ir))
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
-//! Splits one PTX module into parts that `ptxas -c` compiles separately, in
-//! parallel, and `nvlink` links back into one cubin.
+//! One PTX module as parts, and parts as one module.
 //!
+//! [`split`]: the launcher splits a module into parts that `ptxas -c`
+//! compiles separately, in parallel, and `nvlink` links back into one cubin.
 //! Why: `ptxas` compiling a whole program (the default, no `-c`) spends most
 //! of its time on whole-program work that grows faster than the code: on
 //! this project's programs it took 9.9 s for a 1.2 MB PTX compiled whole
@@ -14,6 +15,11 @@
 //! in part 0; `.extern` in the others), and its share of the function
 //! definitions, each made `.visible` so the other parts can call it. LLVM
 //! names every symbol of the module uniquely, so nothing clashes.
+//!
+//! [`merge`]: `gpu-ld` compiles an LLVM module split into parts with one
+//! `llc` per core, and joins their PTX back into the one module `llc` would
+//! have written.
+use std::collections::HashSet;
 use std::fmt::Write as _;
 
 /// A function definition: its header (lines before `{`) and whole text.
@@ -60,7 +66,7 @@ fn parse(ptx: &str) -> Result<Module<'_>, String> {
         let line = lines[i];
         let t = line.trim();
         // A function or kernel header (definition or prototype).
-        if gpu_targets::size::ptx_header_name(line).is_some() {
+        if crate::size::ptx_header_name(line).is_some() {
             // The header runs to a `{` line (a definition) or a line ending in `;` (a prototype).
             let mut j = i;
             while j < lines.len() && lines[j].trim() != "{" && !lines[j].trim_end().ends_with(';') {
@@ -194,6 +200,68 @@ pub fn split(ptx: &str, parts: usize) -> Result<(Vec<String>, Option<u32>), Stri
     Ok((out, m.max_registers))
 }
 
+/// The name a module-scope variable line declares (`.global .align 8 .b8 name[16] = {...};`).
+fn variable_name(line: &str) -> &str {
+    let decl = line.trim();
+    let decl = decl.find(" = ").map_or(decl.trim_end_matches(';'), |p| &decl[..p]);
+    let last = decl.split_whitespace().last().unwrap_or("");
+    &last[..last.find('[').unwrap_or(last.len())]
+}
+
+/// Joins PTX modules that `llc` wrote for the parts of one LLVM module
+/// into one module: the first part's header, the prototypes of functions
+/// that no part defines, a prototype of every function defined, every
+/// variable defined, and every definition. `local` names the symbols the
+/// split made external: they lose `.visible` again, as `llc` would have
+/// written them from the whole module.
+pub fn merge(parts: &[String], local: &HashSet<String>) -> Result<String, String> {
+    let modules = parts.iter().map(|p| parse(p)).collect::<Result<Vec<_>, _>>()?;
+    let first = modules.first().ok_or("no PTX parts to merge")?;
+    let mut defined = HashSet::new();
+    for d in modules.iter().flat_map(|m| &m.definitions) {
+        let name = crate::size::ptx_header_name(d.head[0]).ok_or("a definition without a name")?;
+        if !defined.insert(name) {
+            return Err(format!("{name} is defined in two parts"));
+        }
+    }
+    let linkage = |name: &str| if local.contains(name) { "" } else { ".visible " };
+    let mut s = first.header.join("\n");
+    s.push_str("\n\n");
+    let mut seen = HashSet::new();
+    for e in modules.iter().flat_map(|m| &m.externs) {
+        let name = crate::size::ptx_header_name(e).unwrap_or("");
+        if !defined.contains(name) && seen.insert(name) {
+            s.push_str(e);
+            s.push('\n');
+        }
+    }
+    for d in modules.iter().flat_map(|m| &m.definitions).filter(|d| !d.is_kernel) {
+        let name = crate::size::ptx_header_name(d.head[0]).unwrap_or("");
+        s.push_str(&prototype(d, linkage(name)));
+    }
+    let mut variables = HashSet::new();
+    for v in modules.iter().flat_map(|m| &m.variables).filter(|v| !v.trim_start().starts_with(".extern")) {
+        let name = variable_name(v);
+        if !variables.insert(name) {
+            return Err(format!("variable {name} is defined in two parts"));
+        }
+        let _ = writeln!(s, "{}{}", linkage(name), strip_linkage(v.trim()));
+    }
+    for v in modules.iter().flat_map(|m| &m.variables).filter(|v| v.trim_start().starts_with(".extern")) {
+        let name = variable_name(v);
+        if !variables.contains(name) && variables.insert(name) {
+            let _ = writeln!(s, "{}", v.trim());
+        }
+    }
+    for d in modules.iter().flat_map(|m| &m.definitions) {
+        let name = crate::size::ptx_header_name(d.head[0]).unwrap_or("");
+        s.push_str(if d.is_kernel { ".visible " } else { linkage(name) });
+        s.push_str(strip_linkage(d.text));
+        s.push('\n');
+    }
+    Ok(s)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -275,5 +343,28 @@ mod tests {
         assert_eq!(split(PTX, 0).unwrap().0.len(), 1);
         let odd = PTX.replace(".address_size 64", ".address_size 64\n.alias a, b;");
         assert!(split(&odd, 2).unwrap_err().contains(".alias"));
+    }
+
+    #[test]
+    fn merge_undoes_split() {
+        let (parts, _) = split(PTX, 2).unwrap();
+        let local: HashSet<String> = ["helper", "die", "table"].iter().map(|s| s.to_string()).collect();
+        let whole = merge(&parts, &local).unwrap();
+        assert!(whole.starts_with(".version 7.8\n.target sm_90\n.address_size 64\n"), "{whole}");
+        assert_eq!(whole.matches(".extern .func vprintf").count(), 1, "{whole}");
+        assert!(!whole.contains(".extern .func  (.param .b32 func_retval0) helper"), "{whole}");
+        // Prototypes before variables (a variable may hold a function's address), then definitions.
+        let proto = whole.find(".func  (.param .b32 func_retval0) helper(\n\t.param .b64 helper_param_0\n)\n;").expect("prototype");
+        let table = whole.find("\n.global .align 8 .u64 table[2] = {helper, 8};").expect("table, local again");
+        let body = whole.find("mov.u32 %r1, 1;").unwrap();
+        assert!(proto < table && table < body, "{whole}");
+        assert!(whole.contains("\n.visible .global .align 4 .b8 flag[4];"), "{whole}");
+        assert!(!whole.contains(".extern .global"), "{whole}");
+        assert!(whole.contains("\n.visible .entry __gpu_start("), "{whole}");
+        assert!(whole.contains("\n.func  (.param .b32 func_retval0) helper(\n\t.param .b64 helper_param_0\n)\n{"), "{whole}");
+        // Merged again, each part is whole: splitting it gives the same parts.
+        assert_eq!(split(&whole, 2).unwrap().0, parts);
+        let twice = [parts[0].clone(), parts[0].clone()];
+        assert!(merge(&twice, &local).unwrap_err().contains("defined in two parts"));
     }
 }
