@@ -189,7 +189,7 @@ fn compile_split(ptxas: &Path, nvlink: &Path, ptx: &[u8], arch: &str, work: &Pat
 }
 
 /// Names the way cubins are made, for the cache key: change it when that changes.
-const COMPILE_SCHEME: &str = "ptxas -c per part, nvlink (ptx_split v1)";
+const COMPILE_SCHEME: &str = "ptxas -c per part, nvlink (ptx_parts v2: balanced by size^1.5)";
 
 /// Parts a module is split into at most (one `ptxas` process each).
 const MAX_PARTS: usize = 32;
