@@ -7,7 +7,8 @@
 #                        built by that checkout's gpurun (a same-run A/B of size,
 #                        ptxas time and load time)
 # Also writes gpu-bundle/load/build.json: each program's PTX bytes and build
-# time (cold: the arch's target dir emptied first) for each checkout.
+# time (cold: the arch's target dir emptied first) for each checkout, and
+# real-crates' rebuild time after main.rs is touched (with one llc and split).
 # Usage: [BASE=DIR] scripts/make-load-bundle.sh [ARCH]   (default sm_90)
 # Run it after scripts/make-gpu-bundle.sh, which empties gpu-bundle/.
 set -euo pipefail
@@ -40,6 +41,19 @@ build() {
     done
 }
 build "$PWD" "$B" default
+# Rebuild after editing main.rs (the edit-compile loop), with gpu-ld's
+# llc split (default) and with one llc (GPU_LD_JOBS=1), alternating.
+for round in 1 2; do
+    for jobs in default 1; do
+        touch examples/real-crates/src/main.rs
+        t0=$(date +%s.%N)
+        if [ "$jobs" = 1 ]; then v="one llc (GPU_LD_JOBS=1)"; GPU_LD_JOBS=1 target/release/gpurun build examples/real-crates --arch "$arch" --release >/dev/null
+        else v=default; target/release/gpurun build examples/real-crates --arch "$arch" --release >/dev/null; fi
+        s=$(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}")
+        rows+=("{\"benchmark\":\"rebuild\",\"variant\":\"$v\",\"program\":\"real-crates\",\"arch\":\"$arch\",\"seconds\":$s,\"round\":$round,\"commit\":\"$c\",\"date\":\"$(date -u +%Y-%m-%dT%H:%M:%SZ)\",\"host\":\"$(nproc) cores\"}")
+        echo "rebuilt real-crates ($v, round $round) in $s s"
+    done
+done
 if [ -n "${BASE:-}" ]; then
     build "$BASE" "$B/before" before
 fi

@@ -12,8 +12,9 @@ use std::path::Path;
 use serde_json::Value;
 
 /// The columns after the PTX size: (benchmark, variant of the row, heading).
-const TIMES: [(&str, &str, &str); 5] = [
+const TIMES: [(&str, &str, &str); 6] = [
     ("build", "", "cold build (s)"),
+    ("rebuild", "", "rebuild after editing main.rs (s)"),
     ("ptxas", "", "ptxas -O3 (s)"),
     ("load", "jit", "run, driver JIT (s)"),
     ("load", "ptxas-first", "run, first (ptxas) (s)"),
@@ -64,7 +65,7 @@ pub fn render(rows: &[Value]) -> String {
             cells.entry(key).or_default().insert(col, r);
         }
         let where_ = match bench {
-            "build" => format!("builds: {} ({}), commit `{}`, {}", text(r, "variant"), text(r, "host"), text(r, "commit"), text(r, "date")),
+            "build" | "rebuild" => format!("{bench}s: {} ({}), commit `{}`, {}", text(r, "variant"), text(r, "host"), text(r, "commit"), text(r, "date")),
             _ => format!("{}: {} (driver {}), commit `{}`, {}", bench, text(r, "device"), text(r, "driver"), text(r, "commit"), text(r, "date")),
         };
         if !provenance.contains(&where_) {
@@ -137,11 +138,13 @@ mod tests {
             json!({"benchmark": "ptxas", "variant": "before", "program": "p", "seconds": 240.0, "status": "not run: ptxas exit 124", "device": "H100", "driver": "580", "commit": "b", "date": "d"}),
             json!({"benchmark": "ptxas", "variant": "default", "program": "p", "seconds": 30.0, "status": "measured", "device": "H100", "driver": "580", "commit": "b", "date": "d"}),
             json!({"benchmark": "load", "variant": "cached", "program": "p", "seconds": 0.42, "status": "measured", "device": "H100", "driver": "580", "commit": "b", "date": "d"}),
+            json!({"benchmark": "rebuild", "variant": "default", "program": "p", "seconds": 24.0, "commit": "b", "date": "d", "host": "2 cores"}),
         ];
         let md = render(&rows);
-        assert!(md.contains("| p | before | 76 | 400.0 | not run: ptxas exit 124 |  |  |  |"), "{md}");
-        assert!(md.contains("| p | default | 25 | 90.0 | 30.0 |  |  | 0.4 |"), "{md}");
+        assert!(md.contains("| p | before | 76 | 400.0 |  | not run: ptxas exit 124 |  |  |  |"), "{md}");
+        assert!(md.contains("| p | default | 25 | 90.0 | 24.0 | 30.0 |  |  | 0.4 |"), "{md}");
         assert!(md.contains("- builds: before (2 cores), commit `a`, d"), "{md}");
+        assert!(md.contains("- rebuilds: default (2 cores), commit `b`, d"), "{md}");
         let amd = render(&[json!({"benchmark": "build", "variant": "default", "program": "p", "arch": "gfx90a", "seconds": 60.0, "bytes": 9})]);
         assert!(amd.contains("| p | default (gfx90a) | 9 | 60.0 |"), "{amd}");
     }
