@@ -18,7 +18,7 @@ pub fn launch_block_bytes(lb: &LaunchBlock) -> [u8; LAUNCH_BLOCK_BYTES] {
     put32(offset_of!(LaunchBlock, num_threads), lb.num_threads);
     put32(offset_of!(LaunchBlock, lanes), lb.lanes);
     put32(offset_of!(LaunchBlock, block_warps), lb.block_warps);
-    put32(offset_of!(LaunchBlock, _pad), lb._pad);
+    put32(offset_of!(LaunchBlock, stack_lanes), lb.stack_lanes);
     let fields64 = [
         (offset_of!(LaunchBlock, ring), lb.ring),
         (offset_of!(LaunchBlock, heap_base), lb.heap_base),
@@ -100,6 +100,7 @@ mod tests {
             ring: 0x1111,
             flags: 0x2222,
             block_warps: 2,
+            stack_lanes: 32,
             stacks: 0x3333,
             call_stack_size: 0x4444,
             reserved: [0, 9],
@@ -110,6 +111,8 @@ mod tests {
         assert_eq!(u32::from_le_bytes(b[8..12].try_into().unwrap()), 7);
         assert_eq!(u32::from_le_bytes(b[12..16].try_into().unwrap()), 32);
         assert_eq!(u64::from_le_bytes(b[16..24].try_into().unwrap()), 0x1111);
+        let f = offset_of!(LaunchBlock, stack_lanes);
+        assert_eq!(u32::from_le_bytes(b[f..f + 4].try_into().unwrap()), 32);
         let f = offset_of!(LaunchBlock, flags);
         assert_eq!(u64::from_le_bytes(b[f..f + 8].try_into().unwrap()), 0x2222);
         assert_eq!(b[LAUNCH_BLOCK_BYTES - 8], 9);

@@ -237,7 +237,7 @@ pub fn execute(
         random_seed: opts.seed.unwrap_or_else(random_seed),
         flags: if opts.trace { LAUNCH_FLAG_TRACE } else { 0 },
         block_warps: plan.block_warps,
-        _pad: 0,
+        stack_lanes: kernel.stack_lanes,
         stacks,
         call_stack_size: call_stack,
         reserved: [0; 2],

@@ -29,6 +29,8 @@ const NS_PER_SLEEP_UNIT: u32 = 32;
 // wave.
 unsafe impl<const WAVE: u32> Hal for AmdHal<WAVE> {
     const LANES: u32 = WAVE;
+    /// Only the leader runs frames (`start.rs`).
+    const PARALLEL_LANES: u32 = rt_common::protocol::AMD_FRAME_LANES;
     const CLOCK_HZ: u64 = 100_000_000;
     const WAKES: bool = false;
 

@@ -47,7 +47,17 @@ pub const SHARED_STACKS_SYMBOL: &str = "__gpu_shared_stacks";
 /// `LaunchBlock::magic`: "GPUT" little endian.
 pub const LAUNCH_MAGIC: u32 = 0x5455_5047;
 /// Bumped on every incompatible change of this module.
-pub const ABI_VERSION: u32 = 2;
+pub const ABI_VERSION: u32 = 3;
+
+/// Lanes of each NVIDIA warp that run frames, and so get a stack in
+/// [`LaunchBlock::stacks`]: all 32 (the other 31 run `gpu_lanes` work while
+/// the leader waits). rt-nvptx's `Hal::PARALLEL_LANES`; the launcher lays
+/// the stacks out with it and says so in [`LaunchBlock::stack_lanes`].
+pub const NVIDIA_FRAME_LANES: u32 = 32;
+/// Lanes of each AMD wavefront that run frames: the leader only (its other
+/// lanes are masked off under the leader's branch). rt-amdgpu's
+/// `Hal::PARALLEL_LANES`.
+pub const AMD_FRAME_LANES: u32 = 1;
 
 /// Everything the device needs from the host, passed by address to the kernel.
 #[repr(C)]
@@ -92,8 +102,11 @@ pub struct LaunchBlock {
     /// they compute their warp index as `block × block_warps + warp in
     /// block`; 0 is taken as 1. NVIDIA reads `%ntid` and checks this if set.
     pub block_warps: u32,
-    /// Zero.
-    pub _pad: u32,
+    /// Lanes per warp [`stacks`](Self::stacks) is laid out for
+    /// ([`NVIDIA_FRAME_LANES`], [`AMD_FRAME_LANES`]); the device checks it
+    /// against its `Hal::PARALLEL_LANES` when `stacks` is set and refuses
+    /// the launch on a mismatch (each lane would find another's stack).
+    pub stack_lanes: u32,
     /// Device address of the lanes' stacks in global memory, laid out by
     /// [`lane_stack`] for the lanes that run frames (`Hal::PARALLEL_LANES`:
     /// all 32 on NVIDIA, the leader on AMD), for code objects whose frames

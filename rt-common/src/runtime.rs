@@ -60,7 +60,7 @@ impl Runtime {
                         heap_base: 0, heap_size: 0, threads: 0, stack_size: 0,
                         argc: 0, argv: 0, envc: 0, envp: 0, epoch_unix_ns: 0,
                         idle_sleep_ns: 0, random_seed: 0, flags: 0, block_warps: 0,
-                        _pad: 0, stacks: 0, call_stack_size: 0, reserved: [0; 2],
+                        stack_lanes: 0, stacks: 0, call_stack_size: 0, reserved: [0; 2],
                     },
                     start_ticks: 0,
                     idle_sleep_ns: DEFAULT_IDLE_SLEEP_NS,

@@ -61,7 +61,9 @@ fn known_launch<'a>(launch: *const LaunchBlock) -> Option<&'a LaunchBlock> {
 fn lane_region<H: Hal>(launch: *const LaunchBlock) -> Option<(u64, u64)> {
     let lb = known_launch(launch)?;
     let lane = H::lane_id();
-    if lb.stacks == 0 || lane >= H::PARALLEL_LANES {
+    // A layout for another lane count would put this lane in another's
+    // stack: the fallback stack reports the mismatch (`start::check`).
+    if lb.stacks == 0 || lb.stack_lanes != H::PARALLEL_LANES || lane >= H::PARALLEL_LANES {
         return None;
     }
     let warp = H::thread_index(lb.block_warps.max(1));

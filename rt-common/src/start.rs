@@ -92,6 +92,13 @@ fn check<H: Hal>(lb: &LaunchBlock, msg: &mut Msg) -> bool {
             H::LANES,
             H::LANES
         )
+    } else if lb.stacks != 0 && lb.stack_lanes != H::PARALLEL_LANES {
+        write!(
+            msg,
+            "the launcher laid out stacks for {} lanes per warp but this code object runs frames on {}: launcher and runtime disagree, rebuild one of them",
+            lb.stack_lanes,
+            H::PARALLEL_LANES
+        )
     } else if lb.num_threads == 0 || lb.threads == 0 {
         write!(
             msg,

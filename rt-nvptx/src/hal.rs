@@ -14,7 +14,7 @@ pub struct NvHal;
 unsafe impl Hal for NvHal {
     const LANES: u32 = 32;
     /// The other 31 lanes run `lanes::lane_loop` (see `start.rs`).
-    const PARALLEL_LANES: u32 = 32;
+    const PARALLEL_LANES: u32 = rt_common::protocol::NVIDIA_FRAME_LANES;
     const CLOCK_HZ: u64 = 1_000_000_000;
     const WAKES: bool = false;
 

@@ -275,7 +275,7 @@ impl Backend for CudaBackend {
             registers: Some(fattr(CU_FUNC_ATTRIBUTE_NUM_REGS)? as u32),
             local_bytes: Some(fattr(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)? as u64),
             // Every lane runs frames (lane-parallel work: rt-nvptx's start.rs).
-            stack_lanes: 32,
+            stack_lanes: rt_common::protocol::NVIDIA_FRAME_LANES,
         })
     }
 

@@ -300,7 +300,7 @@ impl Backend for HipBackend {
                 .or(amd.private_segment_size.map(u64::from)),
             shared_stacks: self.defines_global(module, SHARED_STACKS_SYMBOL),
             // Only a wave's leader lane runs frames (rt-amdgpu's start.rs).
-            stack_lanes: 1,
+            stack_lanes: rt_common::protocol::AMD_FRAME_LANES,
         })
     }
 

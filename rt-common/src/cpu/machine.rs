@@ -50,6 +50,7 @@ pub struct Config {
     /// Overrides for negative tests.
     pub magic: u32,
     pub launch_lanes: Option<u32>,
+    pub launch_stack_lanes: Option<u32>,
 }
 
 impl Config {
@@ -69,6 +70,7 @@ impl Config {
             timeout: Duration::from_secs(60),
             magic: LAUNCH_MAGIC,
             launch_lanes: None,
+            launch_stack_lanes: None,
         }
     }
 }
@@ -248,7 +250,7 @@ fn run_with<H: Hal, F: FnOnce() -> i32 + Send + 'static>(cfg: Config, main: F) -
         random_seed: cfg.random_seed,
         flags: 0,
         block_warps: 1,
-        _pad: 0,
+        stack_lanes: cfg.launch_stack_lanes.unwrap_or(H::PARALLEL_LANES),
         stacks: if cfg.shared_stacks { 1 } else { 0 },
         call_stack_size: 0, reserved: [0; 2],
     });

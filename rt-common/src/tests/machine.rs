@@ -410,6 +410,14 @@ fn bad_launch_block_is_reported(lanes: u32) {
         msg.contains("lane") && msg.contains(&lanes.to_string()),
         "{msg}"
     );
+    // Stacks laid out for another lane count: refused before any lane
+    // could run in another's stack.
+    let mut c = cfg(2, lanes);
+    c.shared_stacks = true;
+    c.launch_stack_lanes = Some(7);
+    let out = run(c, || unreachable!());
+    assert_eq!(out.exit, Some((OP_ABORT, EXIT_ABORT)));
+    assert!(out.output(2).contains("laid out stacks for 7 lanes per warp"), "{}", out.output(2));
     let mut c = cfg(2, lanes);
     c.magic = 0xdead;
     let out = run(c, || unreachable!());
