@@ -19,6 +19,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use gpu_targets::protocol_names::KERNEL_ENTRY;
+
 mod ar;
 pub mod call_stack;
 pub mod device_scope;
@@ -29,7 +31,7 @@ pub mod split;
 /// Symbols kept even when rustc names none (it passes no exports for
 /// executables): the runtime's kernel entry, and the shadow-stack slot and
 /// overflow handler that [`shared_stack`] refers to after optimization.
-pub const ALWAYS_EXPORTED: &[&str] = &["__gpu_start", shared_stack::SLOT_SYMBOL, shared_stack::OVERFLOW_SYMBOL];
+pub const ALWAYS_EXPORTED: &[&str] = &[KERNEL_ENTRY, shared_stack::SLOT_SYMBOL, shared_stack::OVERFLOW_SYMBOL];
 
 /// Default cap on the kernel's registers per lane. Uncapped, the runtime's
 /// kernel takes 255 on sm_90, so an H100 holds 8 thread warps per SM; at 64
@@ -381,7 +383,7 @@ fn emit_ptx(llc: &Llc, rewritten: Option<String>, optimized: PathBuf, max_regist
     };
     if regs != 0 {
         // Not every link has the kernel (a cdylib of device functions).
-        if let Some(capped) = ptx_fixup::set_maxnreg(&ptx, "__gpu_start", regs) {
+        if let Some(capped) = ptx_fixup::set_maxnreg(&ptx, KERNEL_ENTRY, regs) {
             ptx = capped;
         }
     }
