@@ -13,6 +13,11 @@
 #![cfg_attr(target_arch = "amdgpu", feature(abi_gpu_kernel, link_llvm_intrinsics, stdarch_amdgpu))]
 #![cfg_attr(target_arch = "amdgpu", allow(internal_features))]
 
+/// What std's sys layer shares with the runtime beyond the `__gpu_std_*`
+/// functions (the `ERR_*` codes): std names them here, so there is one
+/// definition, `rt_common::abi`.
+pub use rt_common::abi as std_abi;
+
 /// Evaluates `$e` with `$H` = the HAL of this target's wave size.
 #[cfg(target_arch = "amdgpu")]
 macro_rules! with_amd_hal {

@@ -6,6 +6,11 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, asm_experimental_arch))]
 
+/// What std's sys layer shares with the runtime beyond the `__gpu_std_*`
+/// functions (the `ERR_*` codes): std names them here, so there is one
+/// definition, `rt_common::abi`.
+pub use rt_common::abi as std_abi;
+
 #[cfg(target_arch = "nvptx64")]
 pub mod hal;
 #[cfg(target_arch = "nvptx64")]
