@@ -65,15 +65,43 @@ impl Arch {
         Err(bad())
     }
 
-    /// Lanes per warp/wavefront for this arch: 64 on GCN/CDNA (gfx9xx), 32 on
-    /// RDNA (gfx10+, wave32 by default) and NVIDIA.
+    /// Lanes per warp/wavefront for this arch: [`amd_default_lanes`] on
+    /// AMD, 32 on NVIDIA.
     pub fn lanes(&self) -> u32 {
         match self.vendor {
-            Vendor::Amd if self.name.len() == 6 => 64,
-            _ => 32,
+            Vendor::Amd => amd_default_lanes(&self.name),
+            Vendor::Nvidia => 32,
         }
     }
 }
+
+/// Lanes per wavefront of an AMD processor (`gfx90a`, `gfx1100`,
+/// `gfx9-4-generic`) when nothing else says: 64 on gfx9 and older (GCN,
+/// CDNA), 32 on gfx10 and newer (RDNA, wave32 by default). The one rule:
+/// [`Arch::lanes`] builds with it and the launcher reads code objects with it.
+pub fn amd_default_lanes(arch: &str) -> u32 {
+    match arch_generation(arch) {
+        Some(g) if g >= 10 => 32,
+        _ => 64,
+    }
+}
+
+/// The major generation of `gfx…` (9 for `gfx90a`, 11 for `gfx1100`).
+fn arch_generation(arch: &str) -> Option<u32> {
+    let rest = arch.strip_prefix("gfx")?;
+    if let Some(generic) = rest.strip_suffix("-generic") {
+        return generic.split('-').next()?.parse().ok();
+    }
+    // gfxNNN: one-digit major followed by two hex digits; gfxNNNN: two-digit major.
+    let digits = rest.len();
+    let major = match digits {
+        3 => &rest[..1],
+        4 => &rest[..2],
+        _ => return None,
+    };
+    major.parse().ok()
+}
+
 
 #[cfg(test)]
 mod tests {
@@ -92,6 +120,18 @@ mod tests {
             let a = Arch::parse(name).unwrap();
             assert_eq!((a.vendor, a.lanes()), (vendor, lanes), "{name}");
         }
+    }
+
+    #[test]
+    fn lanes_by_generation() {
+        assert_eq!(amd_default_lanes("gfx90a"), 64);
+        assert_eq!(amd_default_lanes("gfx942"), 64);
+        assert_eq!(amd_default_lanes("gfx906"), 64);
+        assert_eq!(amd_default_lanes("gfx1030"), 32);
+        assert_eq!(amd_default_lanes("gfx1100"), 32);
+        assert_eq!(amd_default_lanes("gfx1201"), 32);
+        assert_eq!(amd_default_lanes("gfx9-4-generic"), 64);
+        assert_eq!(amd_default_lanes("gfx11-generic"), 32);
     }
 
     #[test]

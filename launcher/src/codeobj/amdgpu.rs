@@ -119,31 +119,6 @@ impl Feature {
     }
 }
 
-/// Wave size of a processor when the code object does not say: 64 lanes on
-/// gfx9 and older (GCN, CDNA), 32 on gfx10 and newer (RDNA, wave32 default).
-pub fn default_lanes(arch: &str) -> u32 {
-    match arch_generation(arch) {
-        Some(g) if g >= 10 => 32,
-        _ => 64,
-    }
-}
-
-/// The major generation of `gfx…` (9 for `gfx90a`, 11 for `gfx1100`).
-fn arch_generation(arch: &str) -> Option<u32> {
-    let rest = arch.strip_prefix("gfx")?;
-    if let Some(generic) = rest.strip_suffix("-generic") {
-        return generic.split('-').next()?.parse().ok();
-    }
-    // gfxNNN: one-digit major followed by two hex digits; gfxNNNN: two-digit major.
-    let digits = rest.len();
-    let major = match digits {
-        3 => &rest[..1],
-        4 => &rest[..2],
-        _ => return None,
-    };
-    major.parse().ok()
-}
-
 /// A device's target id split up: `gfx90a:sramecc+:xnack-`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TargetId {
@@ -215,18 +190,6 @@ mod tests {
         assert_eq!(mach_of("gfx90a"), Some(0x3f));
         assert_eq!(mach_of("gfx942"), Some(0x4c));
         assert_eq!(mach_of("gfx1100"), Some(0x41));
-    }
-
-    #[test]
-    fn lanes_by_generation() {
-        assert_eq!(default_lanes("gfx90a"), 64);
-        assert_eq!(default_lanes("gfx942"), 64);
-        assert_eq!(default_lanes("gfx906"), 64);
-        assert_eq!(default_lanes("gfx1030"), 32);
-        assert_eq!(default_lanes("gfx1100"), 32);
-        assert_eq!(default_lanes("gfx1201"), 32);
-        assert_eq!(default_lanes("gfx9-4-generic"), 64);
-        assert_eq!(default_lanes("gfx11-generic"), 32);
     }
 
     #[test]
