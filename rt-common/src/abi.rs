@@ -1,9 +1,12 @@
 //! The functions the patched `std` calls and the runtime defines.
 //!
-//! std's GPU sys layer (`targets/std-patch`) declares these in an
-//! `extern "C"` block; the vendor runtime crate (`rt-amdgpu` or `rt-nvptx`,
-//! linked into every GPU program as a dependency of `std`) defines them with
-//! `#[unsafe(no_mangle)]`, forwarding to the generic code in this crate.
+//! The vendor runtime crate (`rt-amdgpu` or `rt-nvptx`, linked into every
+//! GPU program as a dependency of `std`) defines them with
+//! `#[unsafe(no_mangle)]` ([`define_gpu_std_abi!`](crate::define_gpu_std_abi)),
+//! forwarding to the generic code in this crate; std's GPU sys layer
+//! (`targets/std-patch`, `sys/pal/gpu/abi.rs`) imports those definitions
+//! with `pub use`, so both sides share one signature. Other code (the
+//! panic_abort crate, `gpu-lanes`) reaches them by symbol.
 //! This is the pattern of std's zkvm platform: std stays thin, the runtime
 //! does the work. The prefix `__gpu_std_` is reserved.
 //!

@@ -3,7 +3,11 @@
 
 /// Defines every `__gpu_std_*` function of [`crate::abi`] (and
 /// `__gpu_rt_host_call_nop` for benchmarks), forwarding to
-/// [`crate::abi_impl`].
+/// [`crate::abi_impl`]. std's sys layer imports these very functions from
+/// the vendor crate (`pub use rt_nvptx::{__gpu_std_alloc, ..}`), so its
+/// calls are checked against these signatures; the ones without a safety
+/// contract of their own (`exit`, `argc`, `monotonic_ns`, ...) are safe
+/// functions, as std calls them.
 ///
 /// - `$rt`: an expression giving the program's `&Runtime`;
 /// - `$with_hal`: a macro such that `$with_hal!(H => expr)` evaluates `expr`
@@ -44,11 +48,11 @@ macro_rules! define_gpu_std_abi {
         }
 
         #[unsafe(no_mangle)]
-        pub unsafe extern "C" fn __gpu_std_exit(code: i32) -> ! {
+        pub extern "C" fn __gpu_std_exit(code: i32) -> ! {
             $with_hal!(H => $crate::abi_impl::exit::<H>($rt, code))
         }
         #[unsafe(no_mangle)]
-        pub unsafe extern "C" fn __gpu_std_abort() -> ! {
+        pub extern "C" fn __gpu_std_abort() -> ! {
             $with_hal!(H => $crate::abi_impl::abort::<H>($rt))
         }
         #[unsafe(no_mangle)]
@@ -57,7 +61,7 @@ macro_rules! define_gpu_std_abi {
         }
 
         #[unsafe(no_mangle)]
-        pub unsafe extern "C" fn __gpu_std_argc() -> usize {
+        pub extern "C" fn __gpu_std_argc() -> usize {
             $crate::abi_impl::argc($rt)
         }
         #[unsafe(no_mangle)]
@@ -65,7 +69,7 @@ macro_rules! define_gpu_std_abi {
             $crate::abi_impl::arg($rt, i, len_out)
         }
         #[unsafe(no_mangle)]
-        pub unsafe extern "C" fn __gpu_std_envc() -> usize {
+        pub extern "C" fn __gpu_std_envc() -> usize {
             $crate::abi_impl::envc($rt)
         }
         #[unsafe(no_mangle)]
@@ -74,15 +78,15 @@ macro_rules! define_gpu_std_abi {
         }
 
         #[unsafe(no_mangle)]
-        pub unsafe extern "C" fn __gpu_std_monotonic_ns() -> u64 {
+        pub extern "C" fn __gpu_std_monotonic_ns() -> u64 {
             $with_hal!(H => $crate::abi_impl::monotonic_ns::<H>($rt))
         }
         #[unsafe(no_mangle)]
-        pub unsafe extern "C" fn __gpu_std_unix_time_ns() -> u64 {
+        pub extern "C" fn __gpu_std_unix_time_ns() -> u64 {
             $with_hal!(H => $crate::abi_impl::unix_time_ns::<H>($rt))
         }
         #[unsafe(no_mangle)]
-        pub unsafe extern "C" fn __gpu_std_random_u64() -> u64 {
+        pub extern "C" fn __gpu_std_random_u64() -> u64 {
             $crate::abi_impl::random_u64($rt)
         }
 
@@ -104,7 +108,7 @@ macro_rules! define_gpu_std_abi {
             $with_hal!(H => $crate::abi_impl::detach::<H>($rt, handle))
         }
         #[unsafe(no_mangle)]
-        pub unsafe extern "C" fn __gpu_std_thread_index() -> u32 {
+        pub extern "C" fn __gpu_std_thread_index() -> u32 {
             $with_hal!(H => $crate::abi_impl::thread_index::<H>($rt))
         }
         #[unsafe(no_mangle)]
@@ -113,15 +117,15 @@ macro_rules! define_gpu_std_abi {
             $with_hal!(H => unsafe { $crate::abi_impl::set_thread_name::<H>($rt, ptr, len) })
         }
         #[unsafe(no_mangle)]
-        pub unsafe extern "C" fn __gpu_std_sleep_ns(ns: u64) {
+        pub extern "C" fn __gpu_std_sleep_ns(ns: u64) {
             $with_hal!(H => $crate::abi_impl::sleep_ns::<H>($rt, ns))
         }
         #[unsafe(no_mangle)]
-        pub unsafe extern "C" fn __gpu_std_yield() {
+        pub extern "C" fn __gpu_std_yield() {
             $with_hal!(H => $crate::abi_impl::yield_now::<H>($rt))
         }
         #[unsafe(no_mangle)]
-        pub unsafe extern "C" fn __gpu_std_available_parallelism() -> usize {
+        pub extern "C" fn __gpu_std_available_parallelism() -> usize {
             $crate::abi_impl::available_parallelism($rt)
         }
 
@@ -137,7 +141,7 @@ macro_rules! define_gpu_std_abi {
         }
 
         #[unsafe(no_mangle)]
-        pub unsafe extern "C" fn __gpu_std_tls_create(dtor: Option<unsafe extern "C" fn(*mut u8)>) -> usize {
+        pub extern "C" fn __gpu_std_tls_create(dtor: Option<unsafe extern "C" fn(*mut u8)>) -> usize {
             $crate::abi_impl::tls_create($rt, dtor)
         }
         #[unsafe(no_mangle)]

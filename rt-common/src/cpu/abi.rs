@@ -84,6 +84,5 @@ pub fn println(s: &str) {
 
 /// The calling warp's index.
 pub fn me() -> u32 {
-    // SAFETY: no preconditions.
-    unsafe { __gpu_std_thread_index() }
+    __gpu_std_thread_index()
 }

@@ -41,9 +41,8 @@ fn spawn_join_runs_once_on_another_warp(lanes: u32) {
         h.join();
         assert_eq!(hits.load(Relaxed), 1);
         assert_ne!(seen.load(Relaxed), 0, "ran on another warp");
-        // SAFETY: no preconditions.
         // Four warps, main's included: three to spawn.
-        assert_eq!(unsafe { __gpu_std_available_parallelism() }, 3);
+        assert_eq!(__gpu_std_available_parallelism(), 3);
         0
     });
 }
@@ -73,8 +72,7 @@ fn no_free_warp_then_success_after_join(lanes: u32) {
 fn available_parallelism_threads_all_spawn(lanes: u32) {
     for warps in [1, 2, 3, 6] {
         run_ok(cfg(warps, lanes), move || {
-            // SAFETY: no preconditions.
-            let n = unsafe { __gpu_std_available_parallelism() };
+            let n = __gpu_std_available_parallelism();
             assert_eq!(n, warps as usize - 1);
             let hits = arc_u32();
             let hs: Vec<_> = (0..n)
@@ -162,8 +160,8 @@ fn detach_before_and_after_finish(lanes: u32) {
             } else {
                 set_and_wake(&go);
                 wait_nonzero(&done);
-                // SAFETY: a live word; gives the thread time to finish.
-                unsafe { __gpu_std_sleep_ns(1_000_000) };
+                // Gives the thread time to finish.
+                __gpu_std_sleep_ns(1_000_000);
                 h.detach();
             }
             // The warp frees itself (or was freed by detach).
@@ -171,8 +169,7 @@ fn detach_before_and_after_finish(lanes: u32) {
             let t = std::time::Instant::now();
             while slot.state.load(Relaxed) != THREAD_FREE {
                 assert!(t.elapsed().as_secs() < 10, "detached warp never freed");
-                // SAFETY: no preconditions.
-                unsafe { __gpu_std_yield() };
+                __gpu_std_yield();
             }
         }
         0
@@ -215,28 +212,22 @@ fn args_env_time_random(lanes: u32) {
                 )
             }
         };
-        // SAFETY: no preconditions (all below).
-        unsafe {
-            assert_eq!(__gpu_std_argc(), 2);
-            assert_eq!(__gpu_std_envc(), 2);
-        }
+        assert_eq!(__gpu_std_argc(), 2);
+        assert_eq!(__gpu_std_envc(), 2);
         assert_eq!(get(__gpu_std_arg, 1).as_deref(), Some("--flag"));
         assert_eq!(get(__gpu_std_arg, 2), None);
         assert_eq!(get(__gpu_std_env, 1).as_deref(), Some("HOME=/gpu"));
-        // SAFETY: as above.
-        unsafe {
-            let a = __gpu_std_monotonic_ns();
-            __gpu_std_sleep_ns(3_000_000);
-            let b = __gpu_std_monotonic_ns();
-            assert!(b - a >= 3_000_000, "slept {} ns", b - a);
-            let u = __gpu_std_unix_time_ns();
-            assert!(u >= epoch + b && u < epoch + b + 1_000_000_000);
-            let r: Vec<u64> = (0..100).map(|_| __gpu_std_random_u64()).collect();
-            let mut d = r.clone();
-            d.sort();
-            d.dedup();
-            assert_eq!(d.len(), 100);
-        }
+        let a = __gpu_std_monotonic_ns();
+        __gpu_std_sleep_ns(3_000_000);
+        let b = __gpu_std_monotonic_ns();
+        assert!(b - a >= 3_000_000, "slept {} ns", b - a);
+        let u = __gpu_std_unix_time_ns();
+        assert!(u >= epoch + b && u < epoch + b + 1_000_000_000);
+        let r: Vec<u64> = (0..100).map(|_| __gpu_std_random_u64()).collect();
+        let mut d = r.clone();
+        d.sort();
+        d.dedup();
+        assert_eq!(d.len(), 100);
         0
     });
 }
@@ -371,8 +362,7 @@ fn exit_from_spawned_thread_ends_all(lanes: u32) {
         let _blocked = spawn(move || wait_nonzero(&n2)).unwrap();
         let h = spawn(|| {
             println("bye");
-            // SAFETY: ends the program.
-            unsafe { __gpu_std_exit(3) }
+            __gpu_std_exit(3)
         })
         .unwrap();
         h.join(); // never returns: the exit ends this warp too
@@ -389,8 +379,7 @@ fn exit_from_spawned_thread_ends_all(lanes: u32) {
 
 fn abort_and_panic_codes(lanes: u32) {
     let out = run(cfg(2, lanes), || {
-        // SAFETY: ends the program.
-        unsafe { __gpu_std_abort() }
+        __gpu_std_abort()
     });
     assert_eq!(out.exit, Some((OP_ABORT, EXIT_ABORT)));
     let out = run(cfg(3, lanes), || {
