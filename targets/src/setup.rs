@@ -138,8 +138,9 @@ pub fn ensure(paths: &Paths, log: &mut dyn FnMut(&str)) -> Result<SetupOutcome, 
     let stamp = stamp(paths, &channel, &base)?;
     log(&format!("making the patched toolchain in {} from {}", paths.toolchain.display(), base.display()));
 
-    // Build beside, then swap in, so an interrupted setup leaves no half tree.
-    let tmp = paths.toolchain.with_file_name("gpu-toolchain.tmp");
+    // Build beside, then swap in, so an interrupted setup leaves no half
+    // tree; named per process, so two setups at once do not share one.
+    let tmp = paths.toolchain.with_file_name(format!("gpu-toolchain.tmp-{}", std::process::id()));
     remove_dir(&tmp)?;
     let files = link_tree(&base, &tmp).map_err(|e| format!("cannot copy {}: {e}", base.display()))?;
     let library = tmp.join("lib/rustlib/src/rust/library");
@@ -149,8 +150,18 @@ pub fn ensure(paths: &Paths, log: &mut dyn FnMut(&str)) -> Result<SetupOutcome, 
     let patch_text = fs::read_to_string(&paths.std_patch).map_err(|e| e.to_string())?;
     let patched = patch::apply(&patch_text, &library)?;
     fs::write(tmp.join(STAMP_FILE), format!("{stamp}\n{}\n", base.display())).map_err(|e| e.to_string())?;
-    remove_dir(&paths.toolchain)?;
+    // Swap by two renames: a build running on the old tree (llc, llvm-link)
+    // loses it for an instant, not for the seconds a removal takes.
+    let old = paths.toolchain.with_file_name(format!("gpu-toolchain.old-{}", std::process::id()));
+    let had_old = match fs::rename(&paths.toolchain, &old) {
+        Ok(()) => true,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => false,
+        Err(e) => return Err(format!("cannot move {} aside: {e}", paths.toolchain.display())),
+    };
     fs::rename(&tmp, &paths.toolchain).map_err(|e| format!("cannot move {} into place: {e}", tmp.display()))?;
+    if had_old {
+        remove_dir(&old)?;
+    }
     Ok(SetupOutcome::Made { files, patched })
 }
 
