@@ -1,4 +1,4 @@
-//! `gpurun bench`: runs the benchmark matrix (BENCH.md) on this machine —
+//! `gpurun bench`: runs the benchmark matrix (benches/BENCH.md) on this machine —
 //! for each benchmark our runtime on each GPU vendor, then the native
 //! baseline, then the same program on the host CPU, back to back — and
 //! writes `OUT/<date>-<device>-<commit>.json`, then renders `OUT/README.md`
@@ -30,7 +30,7 @@ pub const AMD_COMMAND: &str = "cargo run --release -p launcher --bin gpurun -- b
 Rust toolchain: `gpurun setup`). GPU machines without Rust take a bundle: scripts/make-bench-bundle.sh, \
 then scripts/gpu-bench.sh.")]
 pub struct BenchArgs {
-    /// Run only this benchmark (an id of BENCH.md: spawn_join, wake_latency, mutex_uncontended, ...)
+    /// Run only this benchmark (an id of benches/BENCH.md: spawn_join, wake_latency, mutex_uncontended, ...)
     #[arg(long, value_name = "ID")]
     pub only: Option<String>,
     /// Folder of the result files; README.md and latency.svg are rendered there from all of them

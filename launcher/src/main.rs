@@ -88,7 +88,7 @@ pub enum Command {
     },
     /// Build and run the threads demo on the GPU found
     Demo,
-    /// Run the benchmark matrix (BENCH.md) and render bench-results/README.md
+    /// Run the benchmark matrix (benches/BENCH.md) and render bench-results/README.md
     Bench(bench_cmd::BenchArgs),
 }
 

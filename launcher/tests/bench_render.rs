@@ -1,6 +1,6 @@
 //! The benchmark matrix's schema check and renderer agree, on the FAKE rows
 //! of `tests/fixtures/bench` (test data only, never results): every fixture
-//! row passes the check, the rendered table has every BENCH.md id, the AMD
+//! row passes the check, the rendered table has every benches/BENCH.md id, the AMD
 //! "not run" text, the goals' verdicts and ratios; an invalid file is refused
 //! with a message naming it; `gpurun bench --render-only` writes both files.
 

@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-/// Samples per latency row (BENCH.md: at least 10,000).
+/// Samples per latency row (benches/BENCH.md: at least 10,000).
 pub const SAMPLES: usize = 10_000;
 /// Untimed iterations before a latency loop.
 pub const WARMUP: usize = 100;
@@ -62,7 +62,7 @@ pub struct Row {
 }
 
 impl Row {
-    /// A row of benchmark `id` (a BENCH.md id), `variant` ("" for the
+    /// A row of benchmark `id` (a benches/BENCH.md id), `variant` ("" for the
     /// benchmark proper) and `unit`.
     pub fn new(id: &str, variant: &str, unit: &str) -> Row {
         let mut r = Row { json: String::from("{") };

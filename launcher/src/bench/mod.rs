@@ -1,4 +1,4 @@
-//! The cross-vendor benchmark matrix (BENCH.md in the project's notes;
+//! The cross-vendor benchmark matrix (benches/BENCH.md, rendered from [`spec`];
 //! results in `bench-results/`): the benchmarks, their baselines and goals
 //! ([`spec`]), the JSON row format and its check ([`schema`]), and what is
 //! made from all result files: a Markdown table ([`render`]) and a latency

@@ -1,9 +1,9 @@
-//! The row format of `bench-results/*.json` (BENCH.md, "Row format") and
+//! The row format of `bench-results/*.json` (`benches/BENCH.md`, "Row format") and
 //! its check. The renderer accepts only rows that pass [`validate_row`], and
 //! `gpurun bench` checks every row before it writes a file.
 //!
 //! A file is a JSON list of rows. A row is an object with at least the
-//! [`REQUIRED`] string fields; `benchmark` is a BENCH.md id, `backend` one of
+//! [`REQUIRED`] string fields; `benchmark` is a `benches/BENCH.md` id, `backend` one of
 //! [`BACKENDS`], `status` is `measured` or `not run: <reason>`. A measured
 //! row has either `p50`, `p99` and `max` (latencies, in `unit` "ns") or a
 //! `value` (throughputs, ratios). `variant` (a string, "" for the benchmark
@@ -37,7 +37,7 @@ pub fn validate_row(row: &Value) -> Result<(), String> {
     let text = |k: &str| obj[k].as_str().unwrap_or_default();
     let id = text("benchmark");
     if spec::get(id).is_none() {
-        return Err(format!("`{id}` is not a benchmark id of BENCH.md"));
+        return Err(format!("`{id}` is not a benchmark id of benches/BENCH.md"));
     }
     if !BACKENDS.contains(&text("backend")) {
         return Err(format!("backend `{}` is not one of {}", text("backend"), BACKENDS.join(", ")));
