@@ -18,3 +18,7 @@ pub const DEVICE_FAULT: i32 = 5;
 pub const PROTOCOL: i32 = 6;
 /// `--timeout` reached, as `timeout(1)`.
 pub const TIMEOUT: i32 = 124;
+
+// The ring server (rt-common) ends the process with this code when the host
+// cannot keep the protocol's promise (random bytes).
+const _: () = assert!(rt_common::host_ring::server::HOST_FAILURE_EXIT == DEVICE_FAULT);

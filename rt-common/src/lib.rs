@@ -20,6 +20,7 @@
 //! | [`lanes`] | lane-parallel work inside a thread (`gpu_lanes::for_each_lane`) |
 //! | [`stack`] | stack-overflow reports for stacks in global memory |
 //! | [`abi_impl`], [`define_gpu_std_abi!`] | the `__gpu_std_*` functions |
+//! | `host_ring` (feature `host`) | the ring's host end: the server the launcher and the CPU harness run |
 //! | `cpu` (feature `cpu`) | `CpuHal` + a host harness running all of it on OS threads |
 //!
 //! Built as a dependency of std (`rustc-dep-of-std`): only `core` is used.
@@ -29,7 +30,7 @@
 // build does not declare it.
 #![allow(unexpected_cfgs)]
 
-#[cfg(any(test, loom, feature = "cpu"))]
+#[cfg(any(test, loom, feature = "cpu", feature = "host"))]
 extern crate std;
 
 pub mod abi;
@@ -52,8 +53,12 @@ pub mod start;
 pub mod threads;
 pub mod tls;
 
-#[cfg(any(test, loom, feature = "cpu"))]
+// Not for `cfg(loom)` alone: the loom build of the library (beside its
+// tests) has no dev-dependencies, and only the tests use these.
+#[cfg(any(test, feature = "cpu"))]
 pub mod cpu;
+#[cfg(any(test, feature = "host"))]
+pub mod host_ring;
 
 #[cfg(all(test, not(loom)))]
 mod tests;

@@ -11,7 +11,7 @@ use rt_common::protocol::*;
 
 use super::*;
 use crate::backend::{DeviceInfo, KernelInfo, Vendor};
-use crate::ring::tests::{Producer, VecSink};
+use crate::ring::testing::{Producer, VecSink};
 
 /// What the fake kernel sees.
 struct FakeDevice {

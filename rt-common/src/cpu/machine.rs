@@ -6,7 +6,7 @@
 use std::alloc::{Layout, alloc_zeroed, dealloc};
 use std::boxed::Box;
 use std::string::{String, ToString};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::thread::Thread;
 use std::time::Duration;
@@ -14,10 +14,11 @@ use std::vec::Vec;
 use std::{format, vec};
 
 use super::host::{self, HostWrite, Received};
+use crate::host_ring::server::Shared as HostShared;
 use super::{CpuHal, WarpCtx, ctx, set_ctx};
 use crate::hal::Hal;
 use crate::protocol::{
-    ABI_VERSION, LAUNCH_MAGIC, LaunchBlock, RING_MAGIC, StrRef, THREAD_SLOT_BYTES, ring_bytes,
+    ABI_VERSION, LAUNCH_MAGIC, LaunchBlock, StrRef, THREAD_SLOT_BYTES, ring_bytes,
     wait_reason_name,
 };
 use crate::runtime::{Runtime, slot_at};
@@ -226,8 +227,7 @@ fn run_with<H: Hal, F: FnOnce() -> i32 + Send + 'static>(cfg: Config, main: F) -
     let threads = Buf::new(n as usize * THREAD_SLOT_BYTES, 128);
     let heap = Buf::new(cfg.heap_bytes, 4096);
     let ring = Buf::new(ring_bytes(cfg.ring_capacity), 128);
-    host::init_ring(ring.ptr, cfg.ring_capacity);
-    debug_assert_eq!(RING_MAGIC, host::magic(ring.ptr));
+    host::init_ring(ring.ptr, cfg.ring_capacity).expect("a power-of-two ring capacity");
     let mut strings = Vec::new();
     let argv = table(&cfg.args, &mut strings);
     let envp = table(&cfg.env, &mut strings);
@@ -269,13 +269,13 @@ fn run_with<H: Hal, F: FnOnce() -> i32 + Send + 'static>(cfg: Config, main: F) -
         heap_at_start: Mutex::new(0),
     });
 
-    let stop = Arc::new(AtomicBool::new(false));
+    let stop = Arc::new(HostShared::default());
     let host = {
         let (s, stop) = (shared.clone(), stop.clone());
         let (base, cap) = (s.ring.ptr as usize, cfg.ring_capacity);
         std::thread::spawn(move || {
             let _keep = &s;
-            host::serve(base as *mut u8, cap, &stop)
+            host::serve(base as *mut u8, cap, n, &stop)
         })
     };
 
@@ -308,13 +308,13 @@ fn run_with<H: Hal, F: FnOnce() -> i32 + Send + 'static>(cfg: Config, main: F) -
         for w in 0..n {
             shared.slot(w).exit.store(1, Ordering::Relaxed);
         }
-        stop.store(true, Ordering::Relaxed);
+        stop.stop.store(true, Ordering::Relaxed);
         panic!(
             "CPU machine timed out after {:?}: {ended} of {n} warps ended\n{report}",
             cfg.timeout
         );
     }
-    stop.store(true, Ordering::Release);
+    stop.stop.store(true, Ordering::Release);
     let Received {
         writes,
         exit,

@@ -6,12 +6,18 @@
 
 use std::collections::HashMap;
 use std::io::Write;
+use std::prelude::rust_2024::*;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-use rt_common::protocol::RING_PAYLOAD_BYTES;
+use crate::protocol::RING_PAYLOAD_BYTES;
 
 use super::{Op, RingError, RingView, SlotState};
+
+/// The process exit code when the host cannot give the program what the
+/// protocol promises (random bytes): the launcher's "device or host fault"
+/// code (`launcher::exit::DEVICE_FAULT`, checked there).
+pub const HOST_FAILURE_EXIT: i32 = 5;
 
 /// A write larger than this is passed on in pieces rather than buffered
 /// whole (a program writing gigabytes in one call must not exhaust memory).
@@ -19,13 +25,23 @@ pub const MAX_ASSEMBLED: usize = 16 << 20;
 /// Longest "last line" kept per thread, in characters.
 const LAST_LINE_CHARS: usize = 200;
 
-/// Where assembled writes go: the real stdout/stderr, or a test buffer.
+/// What the host gives the program: where assembled writes go (the real
+/// stdout/stderr, or a test buffer), and random bytes.
 pub trait Sink: Send {
-    /// One whole write (never part of another thread's write).
-    fn write(&mut self, fd: u8, bytes: &[u8]);
+    /// One whole write of `thread` (never part of another thread's write).
+    fn write(&mut self, thread: u32, fd: u8, bytes: &[u8]);
     /// Passes on what `write` buffered. The server calls it after each batch
     /// of packets, so output is never held back while the ring is idle.
     fn flush(&mut self) {}
+    /// Fills `out` for an `OP_RANDOM` request, from the OS's generator
+    /// (`/dev/urandom`) as `getrandom` does on a Linux host.
+    fn random(&mut self, out: &mut [u8]) -> std::io::Result<()> {
+        use std::io::Read;
+        if out.is_empty() {
+            return Ok(());
+        }
+        std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(out))
+    }
 }
 
 /// Bytes [`StdSink`] buffers before writing them out mid-batch.
@@ -47,7 +63,7 @@ pub struct StdSink {
 }
 
 impl Sink for StdSink {
-    fn write(&mut self, fd: u8, bytes: &[u8]) {
+    fn write(&mut self, _thread: u32, fd: u8, bytes: &[u8]) {
         if fd != self.fd {
             self.flush();
             self.fd = fd;
@@ -112,6 +128,10 @@ pub struct ServerReport {
     /// Thread of the most recent packet.
     pub last_thread: Option<u32>,
     pub packets: u64,
+    /// `OP_NOP` round trips served.
+    pub nops: u64,
+    /// Random bytes sent in `OP_RANDOM` replies.
+    pub random_bytes: u64,
 }
 
 pub struct Server<'a, S: Sink> {
@@ -172,8 +192,15 @@ impl<'a, S: Sink> Server<'a, S> {
                 self.sink.flush();
                 if let Op::Random { len } = p.op {
                     let mut bytes = [0u8; RING_PAYLOAD_BYTES];
-                    os_random(&mut bytes[..usize::from(len)]);
-                    self.ring.write_payload(ticket, &bytes[..usize::from(len)]);
+                    let out = &mut bytes[..usize::from(len)];
+                    // The program was promised random bytes; without them it
+                    // cannot go on (the launcher's exit code for a host failure).
+                    if let Err(e) = self.sink.random(out) {
+                        std::eprintln!("gpurun: cannot read /dev/urandom for the program's random bytes (getrandom): {e}");
+                        std::process::exit(HOST_FAILURE_EXIT);
+                    }
+                    self.ring.write_payload(ticket, out);
+                    self.report.random_bytes += u64::from(len);
                 }
                 self.ring.reply(ticket);
             } else {
@@ -184,7 +211,7 @@ impl<'a, S: Sink> Server<'a, S> {
             self.report.packets += 1;
             self.report.last_thread = Some(p.thread);
             match p.op {
-                Op::Nop => {}
+                Op::Nop => self.report.nops += 1,
                 Op::Write { fd } => self.write(p.thread, fd, p.payload(), p.more),
                 Op::Exit { code } | Op::Abort { code } => {
                     if self.report.exit.is_none() {
@@ -228,7 +255,7 @@ impl<'a, S: Sink> Server<'a, S> {
         if bytes.is_empty() {
             return;
         }
-        self.sink.write(fd, bytes);
+        self.sink.write(thread, fd, bytes);
         self.remember(thread, bytes);
     }
 
@@ -316,19 +343,4 @@ pub fn last_line(bytes: &[u8]) -> Option<String> {
         s.push('…');
     }
     Some(s)
-}
-
-/// Fills `out` from the OS's random generator (`/dev/urandom`), as
-/// `getrandom` does on a Linux host. Without it the launcher cannot keep
-/// its promise to the program and stops.
-fn os_random(out: &mut [u8]) {
-    use std::io::Read;
-    if out.is_empty() {
-        return;
-    }
-    let read = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(out));
-    if let Err(e) = read {
-        eprintln!("gpurun: cannot read /dev/urandom for the program's random bytes (getrandom): {e}");
-        std::process::exit(crate::exit::DEVICE_FAULT);
-    }
 }

@@ -1,6 +1,9 @@
-//! The host end of the host-call ring (`rt_common::protocol`): a view over
-//! the ring's memory as a slice of atomic words, and the decoding of one
-//! slot, which validates every field before use.
+//! The host end of the host-call ring ([`crate::protocol`]; the device end
+//! is [`crate::ring`]): a view over the ring's memory as a slice of atomic
+//! words, the decoding of one slot, which validates every field before use,
+//! and the server ([`server`]). The launcher serves GPU programs with it and
+//! the CPU harness ([`crate::cpu`]) serves the runtime on OS threads with the
+//! same code. Host only (feature `host`).
 //!
 //! The ring memory is shared with a device that may be buggy, so every read
 //! is an atomic load (no data race whatever the device does) and nothing read
@@ -10,11 +13,14 @@
 //! works on a plain byte snapshot ([`decode_slot`]) so it can be fuzzed.
 
 pub mod server;
+pub mod testing;
+#[cfg(test)]
+mod tests;
 
 use std::mem::offset_of;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use rt_common::protocol::{
+use crate::protocol::{
     FLAG_MORE, FLAG_REPLY, OP_ABORT, OP_EXIT, OP_MAX, OP_NOP, OP_RANDOM, OP_THREAD_EXIT, OP_WRITE, RING_MAGIC, RING_PAYLOAD_BYTES,
     RING_SLOT_BYTES, RING_SLOTS_OFFSET, RingHeader, RingSlotHeader, ring_bytes,
 };
@@ -294,5 +300,3 @@ impl<'a> RingView<'a> {
     }
 }
 
-#[cfg(test)]
-pub(crate) mod tests;
