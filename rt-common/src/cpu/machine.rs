@@ -14,9 +14,9 @@ use std::vec::Vec;
 use std::{format, vec};
 
 use super::host::{self, HostWrite, Received};
-use crate::host_ring::server::Shared as HostShared;
 use super::{CpuHal, WarpCtx, ctx, set_ctx};
 use crate::hal::Hal;
+use crate::host_ring::server::Shared as HostShared;
 use crate::protocol::{
     ABI_VERSION, LAUNCH_MAGIC, LaunchBlock, StrRef, THREAD_SLOT_BYTES, ring_bytes,
     wait_reason_name,
@@ -269,13 +269,13 @@ fn run_with<H: Hal, F: FnOnce() -> i32 + Send + 'static>(cfg: Config, main: F) -
         heap_at_start: Mutex::new(0),
     });
 
-    let stop = Arc::new(HostShared::default());
+    let host_state = Arc::new(HostShared::default());
     let host = {
-        let (s, stop) = (shared.clone(), stop.clone());
+        let (s, host_state) = (shared.clone(), host_state.clone());
         let (base, cap) = (s.ring.ptr as usize, cfg.ring_capacity);
         std::thread::spawn(move || {
             let _keep = &s;
-            host::serve(base as *mut u8, cap, n, &stop)
+            host::serve(base as *mut u8, cap, n, &host_state)
         })
     };
 
@@ -308,13 +308,13 @@ fn run_with<H: Hal, F: FnOnce() -> i32 + Send + 'static>(cfg: Config, main: F) -
         for w in 0..n {
             shared.slot(w).exit.store(1, Ordering::Relaxed);
         }
-        stop.stop.store(true, Ordering::Relaxed);
+        host_state.stop.store(true, Ordering::Relaxed);
         panic!(
             "CPU machine timed out after {:?}: {ended} of {n} warps ended\n{report}",
             cfg.timeout
         );
     }
-    stop.stop.store(true, Ordering::Release);
+    host_state.stop.store(true, Ordering::Release);
     let Received {
         writes,
         exit,

@@ -176,12 +176,13 @@ fn llvm_bin() -> Result<PathBuf, String> {
 }
 
 fn run(tool: &Path, args: &[OsString]) -> Result<(), String> {
-    if std::env::var_os("GPU_LD_VERBOSE").is_some() {
+    let verbose = std::env::var_os("GPU_LD_VERBOSE").is_some();
+    if verbose {
         eprintln!("gpu-ld: {} {}", tool.display(), args.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>().join(" "));
     }
     let started = std::time::Instant::now();
     let out = Command::new(tool).args(args).output().map_err(|e| format!("cannot run {}: {e}", tool.display()))?;
-    if std::env::var_os("GPU_LD_VERBOSE").is_some() {
+    if verbose {
         let name = tool.file_name().unwrap_or_default().to_string_lossy();
         eprintln!("gpu-ld: {name} took {:.1} s", started.elapsed().as_secs_f64());
     }
@@ -260,13 +261,7 @@ pub fn link(args: &LinkArgs) -> Result<(), String> {
     let llc = Llc { bin: &bin, work: &work, cpu: &cpu, opt_level };
     match args.target {
         Target::Nvptx => emit_ptx(&llc, rewritten, optimized, args.max_registers, output)?,
-        Target::Amdgcn => {
-            let bitcode = match rewritten {
-                Some(ir) => llc.always_inline(&ir, "rewritten")?,
-                None => optimized,
-            };
-            emit_amdgpu_code_object(&llc, bitcode, output)?
-        }
+        Target::Amdgcn => emit_amdgpu_code_object(&llc, llc.bitcode(rewritten.as_deref(), optimized)?, output)?,
     }
     // `GPU_LD_KEEP=1` keeps the intermediate bitcode and PTX for inspection.
     if std::env::var_os("GPU_LD_KEEP").is_none() {
@@ -294,6 +289,22 @@ impl Llc<'_> {
         let args = ["-passes=always-inline".into(), format!("-mcpu={}", self.cpu).into(), "-o".into(), out.clone().into(), text.into()];
         run(&self.bin.join("opt"), &args)?;
         Ok(out)
+    }
+
+    /// The bitcode for `llc`: the rewritten IR with its helpers inlined
+    /// (`NAME.bc`), or the optimized module when there was nothing to rewrite.
+    fn bitcode(&self, rewritten: Option<&str>, optimized: PathBuf) -> Result<PathBuf, String> {
+        match rewritten {
+            Some(ir) => self.always_inline(ir, "rewritten"),
+            None => Ok(optimized),
+        }
+    }
+
+    /// `llc` of `bitcode` to `NAME.ptx`, read back.
+    fn ptx(&self, bitcode: &Path, name: &str) -> Result<String, String> {
+        let ptx = self.work.join(format!("{name}.ptx"));
+        self.compile(bitcode, &ptx, &[])?;
+        fs::read_to_string(&ptx).map_err(|e| format!("cannot read {}: {e}", ptx.display()))
     }
 
     /// `llc` of `bitcode` to `output` (`extra` before the input, e.g. `-filetype=obj`).
@@ -354,10 +365,8 @@ fn emit_ptx(llc: &Llc, rewritten: Option<String>, optimized: PathBuf, max_regist
                     .enumerate()
                     .map(|(k, ir)| {
                         scope.spawn(move || {
-                            let bitcode = llc.always_inline(ir, &format!("part{k}"))?;
-                            let ptx = llc.work.join(format!("part{k}.ptx"));
-                            llc.compile(&bitcode, &ptx, &[])?;
-                            fs::read_to_string(&ptx).map_err(|e| format!("cannot read {}: {e}", ptx.display()))
+                            let name = format!("part{k}");
+                            llc.ptx(&llc.always_inline(ir, &name)?, &name)
                         })
                     })
                     .collect();
@@ -365,15 +374,7 @@ fn emit_ptx(llc: &Llc, rewritten: Option<String>, optimized: PathBuf, max_regist
             })?;
             gpu_targets::ptx_parts::merge(&ptx_parts, &split.localized).map_err(|e| format!("joining the PTX parts: {e}"))?
         }
-        (None, rewritten) => {
-            let bitcode = match rewritten {
-                Some(ir) => llc.always_inline(&ir, "rewritten")?,
-                None => optimized,
-            };
-            let raw_ptx = llc.work.join("out.ptx");
-            llc.compile(&bitcode, &raw_ptx, &[])?;
-            fs::read_to_string(&raw_ptx).map_err(|e| format!("cannot read {}: {e}", raw_ptx.display()))?
-        }
+        (None, rewritten) => llc.ptx(&llc.bitcode(rewritten.as_deref(), optimized)?, "out")?,
     };
     let (mut ptx, _fixed) = ptx_fixup::fix_local_cas(&ptx);
     let regs = match (max_registers, std::env::var("GPU_NVPTX_MAX_REGISTERS")) {
