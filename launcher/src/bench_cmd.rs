@@ -516,7 +516,7 @@ fn gpu_programs(ctx: &Context, args: &BenchArgs, gpu: &Gpu) -> Result<PathBuf, S
     if let Some(d) = &args.programs {
         return Ok(d.clone());
     }
-    let repo = gpu_targets::Paths::from_env().repo;
+    let repo = gpu_toolchain::Paths::from_env().repo;
     let crate_dir = repo.join("benches/programs");
     if !crate_dir.join("Cargo.toml").exists() {
         return Err("no GPU programs given (--programs DIR) and no benches/programs to build".into());
@@ -549,7 +549,7 @@ fn host_programs(args: &BenchArgs) -> Result<PathBuf, String> {
     if let Some(d) = &args.cpu {
         return Ok(d.clone());
     }
-    let repo = gpu_targets::Paths::from_env().repo;
+    let repo = gpu_toolchain::Paths::from_env().repo;
     let manifest = repo.join("benches/programs/Cargo.toml");
     if !manifest.exists() {
         return Err("no host programs given (--cpu DIR) and no benches/programs to build".into());

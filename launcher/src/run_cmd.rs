@@ -206,7 +206,7 @@ fn build(dir: &Path, args: &RunArgs) -> anyhow::Result<PathBuf> {
     };
     // gpurun links nvptx itself when called `gpu-ld` (main.rs).
     let linker = std::env::current_exe().context("locating gpurun")?;
-    gpu_targets::build_crate(dir, &arch, true, args.bin.as_deref(), &linker).map_err(|e| {
+    gpu_toolchain::build_crate(dir, &arch, true, args.bin.as_deref(), &linker).map_err(|e| {
         Failure { code: exit::CODE_OBJECT, message: format!("building {} for {arch} failed: {e}", dir.display()) }
             .into()
     })

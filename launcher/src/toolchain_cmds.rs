@@ -1,7 +1,7 @@
 //! `gpurun setup`, `build`, `doctor`, `demo`: the toolchain side of gpurun
-//! (the work is in crate `gpu-targets`; this is its command line).
+//! (the work is in crate `gpu-toolchain`; this is its command line).
 use anyhow::{bail, Context};
-use gpu_targets::{codecheck, compile, doctor as checks, setup as tc, Arch, Paths};
+use gpu_toolchain::{codecheck, compile, doctor as checks, setup as tc, Arch, Paths};
 use launcher::devices;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -91,14 +91,14 @@ pub fn size(program: PathBuf, build: BuildArgs, top: usize, json: bool) -> anyho
         program
     };
     let vendor = match launcher::codeobj::CodeObject::read(&object)?.kind {
-        launcher::codeobj::Kind::Amdgpu(_) => gpu_targets::Vendor::Amd,
-        launcher::codeobj::Kind::Ptx(_) => gpu_targets::Vendor::Nvidia,
+        launcher::codeobj::Kind::Amdgpu(_) => gpu_toolchain::Vendor::Amd,
+        launcher::codeobj::Kind::Ptx(_) => gpu_toolchain::Vendor::Nvidia,
         _ => bail!("{}: the size report reads PTX and AMDGPU code objects, not cubins or fatbins", object.display()),
     };
     let paths = Paths::from_env();
     ensure_toolchain(&paths, false)?;
     let llvm = tc::llvm_bin(&paths.toolchain).context("llvm-tools (llvm-nm) in the patched toolchain")?;
-    let report = gpu_targets::size::report(&object, vendor, &llvm).map_err(anyhow::Error::msg)?;
+    let report = gpu_toolchain::size::report(&object, vendor, &llvm).map_err(anyhow::Error::msg)?;
     if json {
         println!("{}", serde_json::to_string_pretty(&report.to_json(top))?);
     } else {
@@ -115,7 +115,7 @@ pub fn init(dir: PathBuf, arch: Option<String>, force: bool) -> anyhow::Result<i
     let paths = Paths::from_env();
     ensure_toolchain(&paths, false)?;
     let dir = dir.canonicalize().with_context(|| format!("{}", dir.display()))?;
-    let written = gpu_targets::init::init(&paths, &self_exe()?, &dir, &arch, force).map_err(anyhow::Error::msg)?;
+    let written = gpu_toolchain::init::init(&paths, &self_exe()?, &dir, &arch, force).map_err(anyhow::Error::msg)?;
     log(&format!("wrote {}", written.config.display()));
     if let Some(t) = written.toolchain_file {
         log(&format!("wrote {}", t.display()));

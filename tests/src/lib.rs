@@ -1,5 +1,5 @@
 //! Helpers for the end-to-end tests: one patched toolchain for all of them.
-use gpu_targets::{Arch, Paths};
+use gpu_toolchain::{Arch, Paths};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -12,8 +12,8 @@ pub fn toolchain(linker: &Path) -> Paths {
     let mut done = SETUP.lock().unwrap_or_else(|e| e.into_inner());
     if !*done {
         let mut log = |l: &str| eprintln!("setup: {l}");
-        gpu_targets::setup::ensure(&paths, &mut log).expect("gpurun setup");
-        gpu_targets::setup::install_linker(&paths, linker).expect("install the GPU linker");
+        gpu_toolchain::setup::ensure(&paths, &mut log).expect("gpurun setup");
+        gpu_toolchain::setup::install_linker(&paths, linker).expect("install the GPU linker");
         *done = true;
     }
     paths
@@ -29,13 +29,13 @@ pub fn build_example(paths: &Paths, name: &str, arch: &str) -> PathBuf {
 /// As [`build_example`], only the `bin` target `bin` if given.
 pub fn build_example_bin(paths: &Paths, name: &str, bin: Option<&str>, arch: &str) -> PathBuf {
     let arch = Arch::parse(arch).unwrap();
-    let opts = gpu_targets::compile::Options {
+    let opts = gpu_toolchain::compile::Options {
         release: true,
         target_dir: None,
         bin: bin.map(str::to_string),
     };
     let mut log = |l: &str| eprintln!("{l}");
-    gpu_targets::compile::build(paths, &paths.repo.join("examples").join(name), &arch, &opts, &mut log)
+    gpu_toolchain::compile::build(paths, &paths.repo.join("examples").join(name), &arch, &opts, &mut log)
         .unwrap_or_else(|e| panic!("building {name} for {}: {e}", arch.name))
         .pop()
         .expect("one code object")
@@ -43,5 +43,5 @@ pub fn build_example_bin(paths: &Paths, name: &str, bin: Option<&str>, arch: &st
 
 /// The llvm-tools folder of the made toolchain.
 pub fn llvm_bin(paths: &Paths) -> PathBuf {
-    gpu_targets::setup::llvm_bin(&paths.toolchain).expect("llvm-tools in the made toolchain")
+    gpu_toolchain::setup::llvm_bin(&paths.toolchain).expect("llvm-tools in the made toolchain")
 }

@@ -3,7 +3,7 @@
 //! loop that sleeps, the arch's wavefront size, no undefined symbols, frames
 //! in global memory and device-scope atomics outside the host-call ring.
 use e2e_tests::{build_example, build_example_bin, llvm_bin, toolchain};
-use gpu_targets::{codecheck, Arch};
+use gpu_toolchain::{codecheck, Arch};
 use std::path::Path;
 
 const LINKER: &str = env!("CARGO_BIN_EXE_gpu-ld");
@@ -74,7 +74,7 @@ fn assert_frames_shared(ptx: &str, example: &str) {
 /// pointer pair because everything else runs in `start_wave`, out of line;
 /// and system-scope cache maintenance (gfx90a, gfx942: gfx1100 emits the
 /// same for both scopes) is left to the host-call ring.
-fn assert_amd_frames_shared(paths: &gpu_targets::Paths, object: &Path, arch: &str) {
+fn assert_amd_frames_shared(paths: &gpu_toolchain::Paths, object: &Path, arch: &str) {
     let bin = llvm_bin(paths);
     let syms = codecheck::tool_output(&bin, "llvm-readobj", &["--dyn-syms"], object).unwrap();
     for name in ["__gpu_shared_stacks", "__gpu_stack_slot", "__gpu_stack_overflow"] {
@@ -157,7 +157,7 @@ fn deep_recursion_sm_90_checks_its_call_stack_depth() {
 fn scoped_stacks_gfx90a() {
     let paths = toolchain(Path::new(LINKER));
     let object = build_example_bin(&paths, "gpu-checks", Some("scoped-stacks"), "gfx90a");
-    let report = codecheck::inspect(&object, gpu_targets::Vendor::Amd, &llvm_bin(&paths)).unwrap();
+    let report = codecheck::inspect(&object, gpu_toolchain::Vendor::Amd, &llvm_bin(&paths)).unwrap();
     let problems = report.problems(&Arch::parse("gfx90a").unwrap());
     assert!(problems.is_empty(), "scoped-stacks for gfx90a: {problems:?}");
     assert_amd_frames_shared(&paths, &object, "gfx90a");
@@ -195,11 +195,11 @@ fn cdylib_literal_cargo_build_for_builtin_amdgcn_target() {
     let dir = paths.repo.join("examples/cdylib-threads");
     let mut cargo = std::process::Command::new("cargo");
     cargo.args(["build", "-Zbuild-std", "--target", "amdgcn-amd-amdhsa"]).current_dir(&dir).env_remove("RUSTC");
-    gpu_targets::compile::clean_env(&mut cargo);
+    gpu_toolchain::compile::clean_env(&mut cargo);
     let status = cargo.status().expect("run cargo");
     assert!(status.success(), "cargo build -Zbuild-std --target amdgcn-amd-amdhsa failed in {}", dir.display());
     let object = dir.join("target/amdgcn-amd-amdhsa/debug/cdylib_threads.elf");
-    let report = codecheck::inspect(&object, gpu_targets::Vendor::Amd, &llvm_bin(&paths)).unwrap();
+    let report = codecheck::inspect(&object, gpu_toolchain::Vendor::Amd, &llvm_bin(&paths)).unwrap();
     eprintln!("cdylib-threads: {} ({} bytes)", object.display(), report.bytes);
     let problems = report.problems(&Arch::parse("gfx90a").unwrap());
     assert!(problems.is_empty(), "{problems:?}");

@@ -2,7 +2,7 @@
 //! build` there (the rustup proxy, no flags) builds a code object with the
 //! patched std.
 use e2e_tests::{llvm_bin, toolchain};
-use gpu_targets::{codecheck, Arch};
+use gpu_toolchain::{codecheck, Arch};
 use std::path::Path;
 use std::process::Command;
 
@@ -17,7 +17,7 @@ fn plain_cargo_builds_an_initialised_crate_outside_the_repository() {
     std::fs::write(dir.join("Cargo.toml"), "[package]\nname = \"outside\"\nversion = \"0.1.0\"\nedition = \"2021\"\n").unwrap();
     std::fs::write(dir.join("src/main.rs"), "fn main() {\n    let h = std::thread::spawn(|| 6 * 7);\n    println!(\"{}\", h.join().unwrap());\n}\n").unwrap();
     let arch = Arch::parse("sm_90").unwrap();
-    gpu_targets::init::init(&paths, Path::new("/nonexistent/gpurun"), &dir, &arch, false).unwrap();
+    gpu_toolchain::init::init(&paths, Path::new("/nonexistent/gpurun"), &dir, &arch, false).unwrap();
     let mut cargo = Command::new("cargo");
     // As a user's shell would run it: none of this test's cargo environment.
     for (k, _) in std::env::vars_os() {

@@ -66,7 +66,7 @@ impl AmdgpuInfo {
         match self.wave32 {
             Some(true) => 32,
             Some(false) => 64,
-            None => gpu_targets::arch::amd_default_lanes(self.arch.unwrap_or("gfx900")),
+            None => gpu_toolchain::arch::amd_default_lanes(self.arch.unwrap_or("gfx900")),
         }
     }
 

@@ -1,0 +1,475 @@
+//! `gpu-ld`: the GPU linker for rustc's `llbc` linker flavor, for nvptx64
+//! and amdgcn.
+//!
+//! rustc hands the link to "the bitcode linker" with `--export-symbol NAME`,
+//! bitcode `.o` files, `.rlib` archives of bitcode, `--target`,
+//! `--target-cpu`, `-O<n>` and `-o OUT`. The rustup component that does this
+//! (`llvm-bitcode-linker`) cannot be had here and links nvptx only, so this
+//! is our own, made of llvm-tools: unpack the archives, `llvm-link` all
+//! bitcode, `opt` (internalize everything but the exports and the kernel
+//! entry, then optimize), two rewrites of the optimized IR
+//! ([`shared_stack`]: frames in global memory; [`device_scope`]: atomics at
+//! device scope; [`call_stack`]: recursion checks its depth), then
+//! - nvptx64: `llc` to PTX, one part per core ([`split`]), and PTX repairs
+//!   ([`ptx_fixup`]);
+//! - amdgcn: `llc` to an object and `rust-lld -flavor gnu -shared` to the
+//!   code object (an ELF shared object, as the HIP runtime loads).
+use std::ffi::OsString;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use gpu_toolchain::protocol_names::KERNEL_ENTRY;
+
+mod ar;
+pub mod call_stack;
+pub mod device_scope;
+pub mod ptx_fixup;
+pub mod shared_stack;
+pub mod split;
+
+/// Symbols kept even when rustc names none (it passes no exports for
+/// executables): the runtime's kernel entry, and the shadow-stack slot and
+/// overflow handler that [`shared_stack`] refers to after optimization.
+pub const ALWAYS_EXPORTED: &[&str] = &[KERNEL_ENTRY, shared_stack::SLOT_SYMBOL, shared_stack::OVERFLOW_SYMBOL];
+
+/// Default cap on the kernel's registers per lane. Uncapped, the runtime's
+/// kernel takes 255 on sm_90, so an H100 holds 8 thread warps per SM; at 64
+/// it holds 32 per SM (4,224 threads) and single-thread code was measured
+/// 3-5 % slower (scripts/gpu-spawn-profile.sh). `--max-registers N` (a
+/// `-C link-arg`) or `GPU_NVPTX_MAX_REGISTERS=N` changes it; 0 = no cap.
+pub const DEFAULT_MAX_REGISTERS: u32 = 64;
+
+/// What the link is for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Target {
+    /// `nvptx64-nvidia-cuda`: PTX out.
+    #[default]
+    Nvptx,
+    /// `amdgcn-amd-amdhsa`: an AMDGPU code object (ELF) out.
+    Amdgcn,
+}
+
+impl Target {
+    /// The calling-convention keyword of kernels in LLVM IR.
+    pub fn kernel_keyword(self) -> &'static str {
+        match self {
+            Target::Nvptx => " ptx_kernel ",
+            Target::Amdgcn => " amdgpu_kernel ",
+        }
+    }
+    /// The address space of `alloca`s (the data layout's `A`), if not 0.
+    pub fn alloca_space(self) -> Option<&'static str> {
+        match self {
+            Target::Nvptx => None,
+            Target::Amdgcn => Some("5"),
+        }
+    }
+    /// LLVM's name for the scope of all threads of one GPU.
+    pub fn device_scope(self) -> &'static str {
+        match self {
+            Target::Nvptx => "device",
+            Target::Amdgcn => "agent",
+        }
+    }
+    /// The CPU when rustc names none.
+    fn default_cpu(self) -> &'static str {
+        match self {
+            Target::Nvptx => "sm_70",
+            Target::Amdgcn => "gfx90a",
+        }
+    }
+}
+
+/// A parsed linker command line.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct LinkArgs {
+    pub target: Target,
+    pub inputs: Vec<PathBuf>,
+    pub exports: Vec<String>,
+    pub output: Option<PathBuf>,
+    pub target_cpu: Option<String>,
+    pub opt_level: Option<String>,
+    /// `--max-registers N`: the nvptx kernel's register cap (0 = none).
+    pub max_registers: Option<u32>,
+    /// `--inline-threshold=N`: LLVM's inliner threshold for the whole-program
+    /// optimization (before the target's multiplier); also
+    /// `GPU_INLINE_THRESHOLD=N`. None: LLVM's default for the level.
+    pub inline_threshold: Option<u32>,
+    /// `--private-stacks`: keep stack frames in private memory (see
+    /// [`shared_stack`]); also `GPU_PRIVATE_STACKS=1`.
+    pub private_stacks: bool,
+    /// `--system-scope`: leave std's atomics at system scope (see
+    /// [`device_scope`]); also `GPU_SYSTEM_SCOPE=1`.
+    pub system_scope: bool,
+    /// Flags we do not use, reported with `GPU_LD_VERBOSE=1`.
+    pub ignored: Vec<String>,
+}
+
+pub fn parse_args(args: &[OsString]) -> Result<LinkArgs, String> {
+    let mut out = LinkArgs::default();
+    let mut it = args.iter().map(|a| a.to_string_lossy().into_owned());
+    while let Some(arg) = it.next() {
+        let mut value = |flag: &str| it.next().ok_or_else(|| format!("{flag} needs a value"));
+        match arg.as_str() {
+            "-o" => out.output = Some(PathBuf::from(value("-o")?)),
+            "--export-symbol" => out.exports.push(value("--export-symbol")?),
+            "--target-cpu" => out.target_cpu = Some(value("--target-cpu")?),
+            a if a.starts_with("--max-registers=") => {
+                let n = &a["--max-registers=".len()..];
+                out.max_registers = Some(n.parse().map_err(|_| format!("--max-registers needs a number, not `{n}`"))?);
+            }
+            a if a.starts_with("--inline-threshold=") => {
+                let n = &a["--inline-threshold=".len()..];
+                out.inline_threshold = Some(n.parse().map_err(|_| format!("--inline-threshold needs a number, not `{n}`"))?);
+            }
+            "--private-stacks" => out.private_stacks = true,
+            "--system-scope" => out.system_scope = true,
+            // Library search paths: every input comes as a full path.
+            "-L" => {
+                value("-L")?;
+            }
+            "--target" => {
+                let t = value("--target")?;
+                out.target = if t.starts_with("nvptx64") {
+                    Target::Nvptx
+                } else if t.starts_with("amdgcn") {
+                    Target::Amdgcn
+                } else {
+                    return Err(format!("this linker links nvptx64 and amdgcn only, not {t}"));
+                };
+            }
+            a if a.starts_with("-O") && a.len() == 3 => out.opt_level = Some(a[2..].to_string()),
+            a if a.starts_with('-') => out.ignored.push(a.to_string()),
+            a => out.inputs.push(PathBuf::from(a)),
+        }
+    }
+    if out.output.is_none() {
+        return Err("no output file (-o) given".into());
+    }
+    Ok(out)
+}
+
+/// Entry point of the `gpu-ld` binary; returns the exit code.
+pub fn main_with_args(args: Vec<OsString>) -> i32 {
+    match parse_args(&args).and_then(|a| link(&a)) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("gpu-ld: error: {e}");
+            1
+        }
+    }
+}
+
+/// Where llvm-tools are: `$GPU_TOOLCHAIN` (set by `gpurun build`), else the
+/// sysroot of the `rustc` on PATH.
+fn llvm_bin() -> Result<PathBuf, String> {
+    if let Some(tc) = std::env::var_os("GPU_TOOLCHAIN") {
+        if let Some(bin) = gpu_toolchain::setup::llvm_bin(Path::new(&tc)) {
+            return Ok(bin);
+        }
+    }
+    let out = Command::new("rustc").args(["--print", "sysroot"]).output().map_err(|e| format!("cannot run rustc: {e}"))?;
+    let sysroot = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    gpu_toolchain::setup::llvm_bin(&sysroot)
+        .ok_or_else(|| format!("llvm-tools not found in {}: run `rustup component add llvm-tools`", sysroot.display()))
+}
+
+fn run(tool: &Path, args: &[OsString]) -> Result<(), String> {
+    let verbose = std::env::var_os("GPU_LD_VERBOSE").is_some();
+    if verbose {
+        eprintln!("gpu-ld: {} {}", tool.display(), args.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>().join(" "));
+    }
+    let started = std::time::Instant::now();
+    let out = Command::new(tool).args(args).output().map_err(|e| format!("cannot run {}: {e}", tool.display()))?;
+    if verbose {
+        let name = tool.file_name().unwrap_or_default().to_string_lossy();
+        eprintln!("gpu-ld: {name} took {:.1} s", started.elapsed().as_secs_f64());
+    }
+    if !out.status.success() {
+        return Err(format!("{} failed:\n{}", tool.display(), String::from_utf8_lossy(&out.stderr)));
+    }
+    Ok(())
+}
+
+fn is_bitcode(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"BC\xC0\xDE") || bytes.starts_with(&[0xDE, 0xC0, 0x17, 0x0B])
+}
+
+pub fn link(args: &LinkArgs) -> Result<(), String> {
+    let output = args.output.as_ref().expect("checked by parse_args");
+    if std::env::var_os("GPU_LD_VERBOSE").is_some() {
+        eprintln!("gpu-ld: ignoring {:?}", args.ignored);
+    }
+    let bin = llvm_bin()?;
+    let work = output.with_extension("gpu-ld");
+    let _ = fs::remove_dir_all(&work);
+    fs::create_dir_all(&work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
+
+    // Collect every bitcode module: loose `.o` files and archive members.
+    let mut modules: Vec<PathBuf> = Vec::new();
+    for (i, input) in args.inputs.iter().enumerate() {
+        let bytes = fs::read(input).map_err(|e| format!("cannot read {}: {e}", input.display()))?;
+        if is_bitcode(&bytes) {
+            modules.push(input.clone());
+        } else if ar::is_archive(&bytes) {
+            for (j, (name, data)) in ar::members(&bytes).map_err(|e| format!("{}: {e}", input.display()))?.into_iter().enumerate() {
+                if is_bitcode(data) {
+                    let path = work.join(format!("{i}-{j}-{}", name.replace('/', "_")));
+                    fs::write(&path, data).map_err(|e| e.to_string())?;
+                    modules.push(path);
+                }
+            }
+        } else {
+            return Err(format!("{} is neither LLVM bitcode nor an archive of it", input.display()));
+        }
+    }
+
+    let linked = work.join("linked.bc");
+    let mut link_args: Vec<OsString> = vec!["-o".into(), linked.clone().into()];
+    link_args.extend(modules.iter().map(|m| m.clone().into_os_string()));
+    run(&bin.join("llvm-link"), &link_args)?;
+
+    let mut keep: Vec<&str> = ALWAYS_EXPORTED.to_vec();
+    keep.extend(args.exports.iter().map(String::as_str));
+    let opt_level = args.opt_level.as_deref().unwrap_or("3");
+    let opt_level = if opt_level == "0" { "1" } else { opt_level };
+    let optimized = work.join("optimized.bc");
+    let cpu = args.target_cpu.clone().unwrap_or_else(|| args.target.default_cpu().into());
+    let mut opt_args: Vec<OsString> = vec![
+        format!("-passes=internalize,globaldce,default<O{opt_level}>").into(),
+        format!("-internalize-public-api-list={}", keep.join(",")).into(),
+        format!("-mcpu={cpu}").into(),
+    ];
+    let inline_threshold = match (args.inline_threshold, std::env::var("GPU_INLINE_THRESHOLD")) {
+        (_, Ok(v)) => Some(v.trim().parse::<u32>().map_err(|_| format!("GPU_INLINE_THRESHOLD must be a number, not `{v}`"))?),
+        (n, Err(_)) => n,
+    };
+    if let Some(n) = inline_threshold {
+        opt_args.push(format!("-inline-threshold={n}").into());
+    }
+    opt_args.extend(["-o".into(), optimized.clone().into(), linked.into()]);
+    run(&bin.join("opt"), &opt_args)?;
+    let flag = |name: &str| std::env::var(name).is_ok_and(|v| v == "1");
+    let private = args.private_stacks || flag("GPU_PRIVATE_STACKS");
+    let device_scope = !(args.system_scope || flag("GPU_SYSTEM_SCOPE"));
+    // nvptx: recursion checks its depth on the driver's call stack
+    // ([`call_stack`]); `GPU_NO_DEPTH_CHECKS=1` leaves them out.
+    let depth_checks = args.target == Target::Nvptx && !flag("GPU_NO_DEPTH_CHECKS");
+    let passes = Passes { share: !private, device_scope, depth_checks };
+    let rewritten = if private && !device_scope && !depth_checks { None } else { rewrite_ir(&bin, &work, &optimized, args.target, passes)? };
+    let llc = Llc { bin: &bin, work: &work, cpu: &cpu, opt_level };
+    match args.target {
+        Target::Nvptx => emit_ptx(&llc, rewritten, optimized, args.max_registers, output)?,
+        Target::Amdgcn => emit_amdgpu_code_object(&llc, llc.bitcode(rewritten.as_deref(), optimized)?, output)?,
+    }
+    // `GPU_LD_KEEP=1` keeps the intermediate bitcode and PTX for inspection.
+    if std::env::var_os("GPU_LD_KEEP").is_none() {
+        let _ = fs::remove_dir_all(&work);
+    }
+    Ok(())
+}
+
+/// How `llc` runs, and the `opt` run before it that inlines the rewrites'
+/// helpers.
+struct Llc<'a> {
+    bin: &'a Path,
+    work: &'a Path,
+    cpu: &'a str,
+    opt_level: &'a str,
+}
+
+impl Llc<'_> {
+    /// Writes `ir` (LLVM assembly) as `NAME.ll` and inlines its
+    /// `alwaysinline` helpers into `NAME.bc`.
+    fn always_inline(&self, ir: &str, name: &str) -> Result<PathBuf, String> {
+        let text = self.work.join(format!("{name}.ll"));
+        fs::write(&text, ir).map_err(|e| format!("cannot write {}: {e}", text.display()))?;
+        let out = self.work.join(format!("{name}.bc"));
+        let args = ["-passes=always-inline".into(), format!("-mcpu={}", self.cpu).into(), "-o".into(), out.clone().into(), text.into()];
+        run(&self.bin.join("opt"), &args)?;
+        Ok(out)
+    }
+
+    /// The bitcode for `llc`: the rewritten IR with its helpers inlined
+    /// (`NAME.bc`), or the optimized module when there was nothing to rewrite.
+    fn bitcode(&self, rewritten: Option<&str>, optimized: PathBuf) -> Result<PathBuf, String> {
+        match rewritten {
+            Some(ir) => self.always_inline(ir, "rewritten"),
+            None => Ok(optimized),
+        }
+    }
+
+    /// `llc` of `bitcode` to `NAME.ptx`, read back.
+    fn ptx(&self, bitcode: &Path, name: &str) -> Result<String, String> {
+        let ptx = self.work.join(format!("{name}.ptx"));
+        self.compile(bitcode, &ptx, &[])?;
+        fs::read_to_string(&ptx).map_err(|e| format!("cannot read {}: {e}", ptx.display()))
+    }
+
+    /// `llc` of `bitcode` to `output` (`extra` before the input, e.g. `-filetype=obj`).
+    fn compile(&self, bitcode: &Path, output: &Path, extra: &[&str]) -> Result<(), String> {
+        let mut args: Vec<OsString> = vec![format!("-mcpu={}", self.cpu).into(), format!("-O{}", self.opt_level.min("3")).into()];
+        args.extend(extra.iter().map(OsString::from));
+        args.extend(["-o".into(), output.into(), bitcode.into()]);
+        run(&self.bin.join("llc"), &args)
+    }
+}
+
+/// amdgcn: `llc` to an object, `rust-lld` to a shared object (what the HIP
+/// runtime loads; rustc's own amdgcn link does the same).
+fn emit_amdgpu_code_object(llc: &Llc, bitcode: PathBuf, output: &Path) -> Result<(), String> {
+    let object = llc.work.join("out.o");
+    llc.compile(&bitcode, &object, &["-filetype=obj"])?;
+    run(
+        &llc.bin.join("rust-lld"),
+        &["-flavor".into(), "gnu".into(), "-shared".into(), "--no-undefined".into(), "-o".into(), output.into(), object.into()],
+    )
+}
+
+/// How many `llc`s a link of `ir_bytes` of LLVM assembly runs at once:
+/// `GPU_LD_JOBS` (1: one `llc`), else one per core (at most 8) from
+/// [`SPLIT_MIN_IR_BYTES`] up.
+fn codegen_jobs(ir_bytes: usize) -> Result<usize, String> {
+    match std::env::var("GPU_LD_JOBS") {
+        Ok(v) => v.trim().parse::<usize>().map(|n| n.max(1)).map_err(|_| format!("GPU_LD_JOBS must be a number, not `{v}`")),
+        Err(_) if ir_bytes < SPLIT_MIN_IR_BYTES => Ok(1),
+        Err(_) => Ok(std::thread::available_parallelism().map_or(1, |n| n.get()).min(8)),
+    }
+}
+
+/// Below this much LLVM assembly (hello-threads has 3 MB) one `llc` takes a
+/// few seconds and the split would change the PTX for little.
+const SPLIT_MIN_IR_BYTES: usize = 4 << 20;
+
+/// nvptx64: `llc` to PTX (in parts, at once, where the module is large and
+/// the host has cores: [`split`]), the PTX repairs and the kernel's
+/// register cap.
+fn emit_ptx(llc: &Llc, rewritten: Option<String>, optimized: PathBuf, max_registers: Option<u32>, output: &Path) -> Result<(), String> {
+    let split = match &rewritten {
+        Some(ir) => match codegen_jobs(ir.len())? {
+            1 => None,
+            jobs => split::split(ir, jobs),
+        },
+        None => None,
+    };
+    let ptx = match (split, rewritten) {
+        (Some(split), _) => {
+            if std::env::var_os("GPU_LD_VERBOSE").is_some() {
+                eprintln!("gpu-ld: llc in {} parts at once", split.parts.len());
+            }
+            let ptx_parts = std::thread::scope(|scope| {
+                let handles: Vec<_> = split
+                    .parts
+                    .iter()
+                    .enumerate()
+                    .map(|(k, ir)| {
+                        scope.spawn(move || {
+                            let name = format!("part{k}");
+                            llc.ptx(&llc.always_inline(ir, &name)?, &name)
+                        })
+                    })
+                    .collect();
+                handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("an llc thread panicked".into()))).collect::<Result<Vec<_>, _>>()
+            })?;
+            gpu_toolchain::ptx_parts::merge(&ptx_parts, &split.localized).map_err(|e| format!("joining the PTX parts: {e}"))?
+        }
+        (None, rewritten) => llc.ptx(&llc.bitcode(rewritten.as_deref(), optimized)?, "out")?,
+    };
+    let (mut ptx, _fixed) = ptx_fixup::fix_local_cas(&ptx);
+    let regs = match (max_registers, std::env::var("GPU_NVPTX_MAX_REGISTERS")) {
+        (Some(n), _) => n,
+        (None, Ok(v)) => v.trim().parse().map_err(|_| format!("GPU_NVPTX_MAX_REGISTERS must be a number, not `{v}`"))?,
+        (None, Err(_)) => DEFAULT_MAX_REGISTERS,
+    };
+    if regs != 0 {
+        // Not every link has the kernel (a cdylib of device functions).
+        if let Some(capped) = ptx_fixup::set_maxnreg(&ptx, KERNEL_ENTRY, regs) {
+            ptx = capped;
+        }
+    }
+    fs::write(output, ptx).map_err(|e| format!("cannot write {}: {e}", output.display()))
+}
+
+/// Which rewrites of the optimized IR a link runs.
+struct Passes {
+    /// [`shared_stack::rewrite`]: frames in global memory.
+    share: bool,
+    /// [`device_scope::rewrite`]: atomics at device scope.
+    device_scope: bool,
+    /// [`call_stack::guard`]: recursion checks the call stack's depth.
+    depth_checks: bool,
+}
+
+/// Runs the rewrites `passes` asks for on the optimized module; returns the
+/// rewritten IR (LLVM assembly), or `None` when nothing changed (no
+/// runtime).
+fn rewrite_ir(bin: &Path, work: &Path, optimized: &Path, target: Target, passes: Passes) -> Result<Option<String>, String> {
+    let Passes { share, device_scope, depth_checks } = passes;
+    let verbose = std::env::var_os("GPU_LD_VERBOSE").is_some();
+    let text = work.join("optimized.ll");
+    run(&bin.join("llvm-dis"), &["-o".into(), text.clone().into(), optimized.into()])?;
+    let mut ir = fs::read_to_string(&text).map_err(|e| format!("cannot read {}: {e}", text.display()))?;
+    let mut changed = false;
+    if share && let Some((shared, report)) = shared_stack::rewrite(&ir, target) {
+        if verbose {
+            eprintln!("gpu-ld: shared stacks: {} frames, {} allocas moved", report.functions, report.allocas);
+        }
+        for why in &report.left_private {
+            // Rust emits neither dynamic allocas nor unsizable ones: say so if seen.
+            eprintln!("gpu-ld: warning: frame left in private memory: {why}");
+        }
+        ir = shared;
+        changed = true;
+    }
+    if depth_checks && let Some((guarded, checked)) = call_stack::guard(&ir) {
+        if verbose {
+            eprintln!("gpu-ld: call-stack depth checks in {} recursive functions", checked.len());
+        }
+        ir = guarded;
+        changed = true;
+    }
+    if device_scope {
+        let (scoped, n) = device_scope::rewrite(&ir, target);
+        if verbose {
+            eprintln!("gpu-ld: device scope: {n} atomics and fences");
+        }
+        ir = scoped;
+        changed = true;
+    }
+    Ok(changed.then_some(ir))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn os(v: &[&str]) -> Vec<OsString> {
+        v.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn parses_rustc_llbc_command_lines() {
+        let a = parse_args(&os(&[
+            "--export-symbol", "k", "a.o", "libstd.rlib", "--target", "nvptx64-nvidia-cuda", "--target-cpu", "sm_90",
+            "-L", "/x/raw-dylibs", "-o", "out.ptx", "-O3", "--debug", "--max-registers=40", "--private-stacks", "--system-scope",
+        ]))
+        .unwrap();
+        assert_eq!(a.exports, vec!["k"]);
+        assert_eq!(a.inputs, vec![PathBuf::from("a.o"), PathBuf::from("libstd.rlib")]);
+        assert_eq!(a.output, Some(PathBuf::from("out.ptx")));
+        assert_eq!(a.target_cpu.as_deref(), Some("sm_90"));
+        assert_eq!(a.opt_level.as_deref(), Some("3"));
+        assert_eq!(a.ignored, vec!["--debug"]);
+        assert_eq!(a.max_registers, Some(40));
+        assert!(a.private_stacks && a.system_scope);
+    }
+
+    #[test]
+    fn refuses_other_targets_and_missing_output() {
+        assert!(parse_args(&os(&["--target", "x86_64-unknown-linux-gnu", "-o", "x"])).unwrap_err().contains("nvptx64 and amdgcn"));
+        let amd = parse_args(&os(&["--target", "amdgcn-amd-amdhsa", "--target-cpu", "gfx942", "-o", "x.elf"])).unwrap();
+        assert_eq!((amd.target, amd.target_cpu.as_deref()), (Target::Amdgcn, Some("gfx942")));
+        assert!(parse_args(&os(&["a.o"])).unwrap_err().contains("-o"));
+    }
+}

@@ -1,0 +1,244 @@
+//! `gpurun setup`: the patched toolchain, made offline, idempotently, in seconds.
+//!
+//! rustc finds its sysroot from the canonical path of its driver library, so a
+//! symlinked toolchain would still use the pristine std. Instead we make a
+//! hard-linked copy of the pinned rustup toolchain (seconds, almost no disk)
+//! under `target/gpu-toolchain/`, copy the runtime crates into its std source
+//! tree (they are dependencies of the patched std) and apply the std patch,
+//! replacing — never editing — the hard-linked files it touches.
+//!
+//! A stamp (a hash of everything that went in) detects a stale copy: after an
+//! edit of the patch or of the runtime, the next `setup` or `build` redoes it.
+use crate::patch;
+use crate::paths::Paths;
+use sha2::{Digest, Sha256};
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Bump when the layout of the made toolchain changes.
+const SETUP_FORMAT: &str = "gpu-toolchain v1";
+/// The runtime crates std depends on, in dependency order: package name and
+/// folder in the repository. In the made std tree each sits in
+/// `library/gpu-rt/<package name>`.
+const RUNTIME_CRATES: [(&str, &str); 3] =
+    [("rt-common", "runtime/common"), ("rt-amdgpu", "runtime/amdgpu"), ("rt-nvptx", "runtime/nvptx")];
+const STAMP_FILE: &str = "gpu-toolchain.stamp";
+
+/// What `ensure` found or did.
+#[derive(Debug, PartialEq, Eq)]
+pub enum SetupOutcome {
+    UpToDate,
+    Made { files: usize, patched: usize },
+}
+
+/// The pinned channel from the repository's `rust-toolchain.toml`.
+pub fn pinned_channel(paths: &Paths) -> Result<String, String> {
+    let file = paths.repo.join("rust-toolchain.toml");
+    let text = fs::read_to_string(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    text.lines()
+        .filter_map(|l| l.trim().strip_prefix("channel"))
+        .filter_map(|rest| rest.split('"').nth(1))
+        .next()
+        .map(str::to_string)
+        .ok_or_else(|| format!("{} names no channel", file.display()))
+}
+
+/// The sysroot of the pinned rustup toolchain; installs it (with `rust-src`
+/// and `llvm-tools`) when rustup lacks it.
+pub fn base_sysroot(channel: &str, log: &mut dyn FnMut(&str)) -> Result<PathBuf, String> {
+    let query = || Command::new("rustup").args(["run", channel, "rustc", "--print", "sysroot"]).output();
+    let out = match query() {
+        Ok(o) if o.status.success() => o,
+        Ok(_) => {
+            log(&format!("installing the pinned toolchain {channel} with rustup (rust-src, llvm-tools)"));
+            let status = Command::new("rustup")
+                .args(["toolchain", "install", channel, "--profile", "minimal", "-c", "rust-src", "-c", "llvm-tools"])
+                .status()
+                .map_err(|e| format!("cannot run rustup: {e}"))?;
+            if !status.success() {
+                return Err(format!("`rustup toolchain install {channel}` failed; run it by hand to see why"));
+            }
+            query().map_err(|e| format!("cannot run rustup: {e}"))?
+        }
+        Err(e) => {
+            return Err(format!(
+                "cannot run rustup ({e}): install rustup from https://rustup.rs, then run `gpurun setup` again"
+            ));
+        }
+    };
+    let sysroot = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    for needed in ["lib/rustlib/src/rust/library/std/Cargo.toml", "lib/rustlib"] {
+        if !sysroot.join(needed).exists() {
+            return Err(format!(
+                "{} lacks {needed}: run `rustup component add rust-src llvm-tools --toolchain {channel}`",
+                sysroot.display()
+            ));
+        }
+    }
+    if llvm_bin(&sysroot).is_none() {
+        return Err(format!("{channel} lacks llvm-tools: run `rustup component add llvm-tools --toolchain {channel}`"));
+    }
+    Ok(sysroot)
+}
+
+/// The folder of llvm-tools (llc, opt, llvm-link, llvm-objdump) in a sysroot.
+pub fn llvm_bin(sysroot: &Path) -> Option<PathBuf> {
+    let rustlib = sysroot.join("lib/rustlib");
+    fs::read_dir(&rustlib).ok()?.flatten().map(|e| e.path().join("bin")).find(|bin| bin.join("llvm-link").exists())
+}
+
+/// Hash of everything the made toolchain is built from.
+fn stamp(paths: &Paths, channel: &str, base: &Path) -> Result<String, String> {
+    let mut h = Sha256::new();
+    h.update(SETUP_FORMAT);
+    h.update(channel);
+    h.update(base.as_os_str().as_encoded_bytes());
+    let patch = fs::read(&paths.std_patch)
+        .map_err(|e| format!("cannot read the std patch {}: {e}", paths.std_patch.display()))?;
+    h.update(&patch);
+    // The GPU linker's sources too: cargo does not relink when the linker
+    // changes, but a new stamp drops the std builds, so everything relinks.
+    let dirs = RUNTIME_CRATES.iter().map(|(_, dir)| paths.repo.join(dir).join("src")).chain([paths.repo.join("toolchain/linker/src")]);
+    for dir in dirs {
+        for file in files_under(&dir).map_err(|e| e.to_string())? {
+            h.update(file.as_os_str().as_encoded_bytes());
+            h.update(fs::read(&file).map_err(|e| e.to_string())?);
+        }
+    }
+    Ok(format!("{:x}", h.finalize()))
+}
+
+fn files_under(dir: &Path) -> io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in fs::read_dir(&d)? {
+            let p = entry?.path();
+            if p.is_dir() { stack.push(p) } else { out.push(p) }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Whether the made toolchain matches its inputs (cheap: hashes a few hundred KB).
+pub fn is_current(paths: &Paths) -> Result<bool, String> {
+    let channel = pinned_channel(paths)?;
+    let Ok(recorded) = fs::read_to_string(paths.toolchain.join(STAMP_FILE)) else { return Ok(false) };
+    let base = PathBuf::from(recorded.lines().nth(1).unwrap_or_default());
+    Ok(base.exists() && recorded.lines().next() == Some(stamp(paths, &channel, &base)?.as_str()))
+}
+
+/// Makes the patched toolchain unless it is current.
+pub fn ensure(paths: &Paths, log: &mut dyn FnMut(&str)) -> Result<SetupOutcome, String> {
+    if is_current(paths)? {
+        return Ok(SetupOutcome::UpToDate);
+    }
+    let channel = pinned_channel(paths)?;
+    let base = base_sysroot(&channel, log)?;
+    let stamp = stamp(paths, &channel, &base)?;
+    log(&format!("making the patched toolchain in {} from {}", paths.toolchain.display(), base.display()));
+
+    // Build beside, then swap in, so an interrupted setup leaves no half
+    // tree; named per process, so two setups at once do not share one.
+    let tmp = paths.toolchain.with_file_name(format!("gpu-toolchain.tmp-{}", std::process::id()));
+    remove_dir(&tmp)?;
+    let files = link_tree(&base, &tmp).map_err(|e| format!("cannot copy {}: {e}", base.display()))?;
+    let library = tmp.join("lib/rustlib/src/rust/library");
+    for (name, dir) in RUNTIME_CRATES {
+        copy_runtime_crate(&paths.repo.join(dir), &library.join("gpu-rt").join(name), name)?;
+    }
+    let patch_text = fs::read_to_string(&paths.std_patch).map_err(|e| e.to_string())?;
+    let patched = patch::apply(&patch_text, &library)?;
+    fs::write(tmp.join(STAMP_FILE), format!("{stamp}\n{}\n", base.display())).map_err(|e| e.to_string())?;
+    // Swap by two renames: a build running on the old tree (llc, llvm-link)
+    // loses it for an instant, not for the seconds a removal takes.
+    let old = paths.toolchain.with_file_name(format!("gpu-toolchain.old-{}", std::process::id()));
+    let had_old = match fs::rename(&paths.toolchain, &old) {
+        Ok(()) => true,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => false,
+        Err(e) => return Err(format!("cannot move {} aside: {e}", paths.toolchain.display())),
+    };
+    fs::rename(&tmp, &paths.toolchain).map_err(|e| format!("cannot move {} into place: {e}", tmp.display()))?;
+    if had_old {
+        remove_dir(&old)?;
+    }
+    Ok(SetupOutcome::Made { files, patched })
+}
+
+fn remove_dir(dir: &Path) -> Result<(), String> {
+    match fs::remove_dir_all(dir) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(format!("cannot remove {}: {e}", dir.display())),
+    }
+}
+
+/// Recreates `from` at `to` with hard links (a copy where linking fails, e.g.
+/// across file systems). Returns the number of files.
+fn link_tree(from: &Path, to: &Path) -> io::Result<usize> {
+    fs::create_dir_all(to)?;
+    let mut n = 0;
+    for entry in fs::read_dir(from)? {
+        let entry = entry?;
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            n += link_tree(&src, &dst)?;
+        } else if kind.is_symlink() {
+            std::os::unix::fs::symlink(fs::read_link(&src)?, &dst)?;
+        } else {
+            if fs::hard_link(&src, &dst).is_err() {
+                fs::copy(&src, &dst)?;
+            }
+            n += 1;
+        }
+    }
+    Ok(n)
+}
+
+/// Copies a runtime crate's sources into the std tree with a generated
+/// manifest: std builds it with only `core`, whatever host-only dependencies
+/// (loom, test crates) the crate's own manifest has.
+fn copy_runtime_crate(from: &Path, to: &Path, name: &str) -> Result<(), String> {
+    let src = from.join("src");
+    for file in files_under(&src).map_err(|e| format!("cannot read {}: {e}", src.display()))? {
+        let rel = file.strip_prefix(from).expect("under the crate");
+        patch::replace_file(&to.join(rel), &fs::read(&file).map_err(|e| e.to_string())?)?;
+    }
+    let (deps, feature) = if name == "rt-common" {
+        (String::new(), r#"["core"]"#.to_string())
+    } else {
+        ("rt-common = { path = \"../rt-common\" }\n".to_string(), r#"["core", "rt-common/rustc-dep-of-std"]"#.to_string())
+    };
+    let manifest = format!(
+        "# Generated by `gpurun setup` from the repository's {name}; edit that one.\n\
+         [package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n\
+         [dependencies]\n{deps}core = {{ version = \"1.0.0\", optional = true, package = \"rustc-std-workspace-core\" }}\n\n\
+         [features]\nrustc-dep-of-std = {feature}\n"
+    );
+    patch::replace_file(&to.join("Cargo.toml"), manifest.as_bytes())
+}
+
+/// Installs `exe` as the made toolchain's GPU linker (`gpu-ld`)
+/// unless the same build is already there. `exe` is `gpurun` itself, which
+/// acts as the linker when called by that name, or the `gpu-ld` binary.
+pub fn install_linker(paths: &Paths, exe: &Path) -> Result<bool, String> {
+    let dst = paths.gpu_linker();
+    let meta = |p: &Path| fs::metadata(p).ok().map(|m| (m.len(), m.modified().ok()));
+    if meta(&dst).is_some() && meta(&dst) == meta(exe) {
+        return Ok(false);
+    }
+    let tmp = dst.with_extension("tmp");
+    let _ = fs::remove_file(&tmp);
+    fs::copy(exe, &tmp).map_err(|e| format!("cannot copy {} to {}: {e}", exe.display(), tmp.display()))?;
+    // Keep the source's mtime so the comparison above recognises it next time.
+    if let Some(mtime) = fs::metadata(exe).ok().and_then(|m| m.modified().ok()) {
+        let f = fs::File::options().write(true).open(&tmp).map_err(|e| e.to_string())?;
+        f.set_modified(mtime).map_err(|e| e.to_string())?;
+    }
+    fs::rename(&tmp, &dst).map_err(|e| format!("cannot install {}: {e}", dst.display()))?;
+    Ok(true)
+}
