@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The benchmark matrix on a GPU machine (no Rust needed there), from a bundle
 # made by scripts/make-bench-bundle.sh:
-#   bash scripts/gpu-bench.sh [BUNDLE_DIR] [RESULTS_DIR] [gpurun bench options, e.g. --only spawn_join]
+#   bash scripts/gpu-bench.sh [BUNDLE_DIR] [RESULTS_DIR] [gpurun-dev bench options, e.g. --only spawn_join]
 # 1. compiles the native CUDA baselines (benches/native) with nvcc and the
 #    bundle's PTX ahead of time with ptxas (sparing the driver's JIT at each
 #    program's first start), all in parallel;
-# 2. runs `gpurun bench` with those GPU programs, baselines and the host
+# 2. runs `gpurun-dev bench` with those GPU programs, baselines and the host
 #    programs, back to back per benchmark;
 # 3. leaves RESULTS_DIR (default $OUT/bench-results, else ./bench-results)
 #    with the new JSON file and README.md + latency.svg rendered over it and
@@ -56,12 +56,12 @@ else
 fi
 
 export GPURUN_COMMIT=${GPURUN_COMMIT:-$(cat "$B/COMMIT" 2>/dev/null || echo unknown)}
-echo "== gpurun bench (commit $GPURUN_COMMIT)"
-timeout 420 "$B/gpurun" bench --programs "$PROGRAMS" --native "$NATIVE" --cpu "$B/cpu" --out "$RES" --timeout 60 "$@"
+echo "== gpurun-dev bench (commit $GPURUN_COMMIT)"
+timeout 420 "$B/gpurun-dev" bench --programs "$PROGRAMS" --native "$NATIVE" --cpu "$B/cpu" --out "$RES" --timeout 60 "$@"
 rc=$?
 if [ "$rc" != 0 ]; then
-    echo "== gpurun bench exited $rc; rendering what was written"
-    "$B/gpurun" bench --render-only --out "$RES" || true
+    echo "== gpurun-dev bench exited $rc; rendering what was written"
+    "$B/gpurun-dev" bench --render-only --out "$RES" || true
 fi
 echo "== results in $RES ($(( $(date +%s) - t0 )) s in all):"
 ls -l "$RES"

@@ -12,7 +12,7 @@ for f in gpu-bundle/*-sm_90.ptx; do
     ( timeout 240 ptxas -arch=sm_90 -O3 "$f" -o "${f%.ptx}.cubin" || rm -f "${f%.ptx}.cubin" ) &
 done
 wait; echo "ptxas: $(( $(date +%s) - t0 )) s"
-SKIP_STD_COVERAGE=1 bash scripts/gpu-e2e.sh gpu-bundle sm_90 2>&1 | tee $OUT/e2e.log | tail -n 70
+gpu-bundle/gpurun-dev acceptance gpu-bundle --arch sm_90 --skip std-coverage --logs $OUT/e2e 2>&1 | tee $OUT/e2e.log | tail -n 70
 if command -v nvcc >/dev/null; then
     timeout 120 nvcc -O3 -arch=sm_90 -o /tmp/scope_costs benches/micro/scope_costs.cu && timeout 60 /tmp/scope_costs | tee $OUT/scope-costs.log
 fi

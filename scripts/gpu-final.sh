@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The end-to-end suite at a commit, plus real-crates' load times (cold cubin
+# The acceptance suite at a commit, plus real-crates' load times (cold cubin
 # cache, then cached), from gpu-bundle/e2e.tgz (scripts/make-gpu-bundle.sh,
 # tarred), and the link A/B of scripts/gpu-link-ab.sh if gpu-bundle/bench is
 # there. Results under $OUT: e2e.log, load.log, ab/.
@@ -18,8 +18,8 @@ G=gpu-bundle/gpurun
         cmp -s gpu-bundle/real-crates.expected /tmp/rc.out && echo "  output equals the host's" || echo "  OUTPUT DIFFERS"
     done
 } 2>&1 | tee "$OUT/load.log"
-OUT=/tmp/e2e-logs timeout 400 bash scripts/gpu-e2e.sh gpu-bundle sm_90 > "$OUT/e2e.log" 2>&1
-grep -E "FAIL|passed" "$OUT/e2e.log"
+timeout 400 gpu-bundle/gpurun-dev acceptance gpu-bundle --arch sm_90 --logs /tmp/e2e-logs > "$OUT/e2e.log" 2>&1
+grep -E "FAIL|^acceptance: [0-9]" "$OUT/e2e.log"
 if [ -d gpu-bundle/bench ]; then
     timeout 240 bash scripts/gpu-link-ab.sh gpu-bundle/bench "$OUT/ab" > "$OUT/ab.log" 2>&1
     cat "$OUT/ab/summary.txt" 2>/dev/null || tail -n 20 "$OUT/ab.log"

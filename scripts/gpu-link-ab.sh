@@ -48,7 +48,7 @@ export GPURUN_COMMIT=${GPURUN_COMMIT:-$(cat "$B/COMMIT" 2>/dev/null || echo unkn
 for id in "${ids[@]}"; do
     for v in "${variants[@]}"; do
         echo "== $id ($v)"
-        timeout 120 "$B/gpurun" bench --only "$id" --programs "$WORK/$v" --out "$RES/$v" --timeout 60 2>&1 | tail -n 2
+        timeout 120 "$B/gpurun-dev" bench --only "$id" --programs "$WORK/$v" --out "$RES/$v" --timeout 60 2>&1 | tail -n 2
     done
 done
 mkdir -p "$DEST"

@@ -17,6 +17,6 @@ bash scripts/gpu-bench.sh "$B" "$RES/$first" --only "$first" 2>&1 | tail -n 25
 export GPURUN_COMMIT=${GPURUN_COMMIT:-$(cat "$B/COMMIT" 2>/dev/null || echo unknown)}
 for id in "$@"; do
     echo "== $id"
-    timeout 200 "$B/gpurun" bench --programs "$BENCH_WORK/programs" --native "$BENCH_WORK/native" --cpu "$B/cpu" \
+    timeout 200 "$B/gpurun-dev" bench --programs "$BENCH_WORK/programs" --native "$BENCH_WORK/native" --cpu "$B/cpu" \
         --out "$RES/$id" --timeout 60 --only "$id" 2>&1 | tail -n 12
 done

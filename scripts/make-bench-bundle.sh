@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds what a GPU machine without a Rust toolchain needs to run the
 # benchmark matrix, in gpu-bundle/bench/ (git-ignored):
-#   gpurun                  the launcher (it runs `gpurun bench`)
+#   gpurun, gpurun-dev      the launcher, and the tool that runs the matrix through it
 #   <id>-<arch>.ptx.gz      benches/programs built for the GPU, one per benchmark,
 #                           gzipped (PTX is text of a few MB: the bundle must stay small)
 #   cpu/<id>                the same programs built for the host (the CPU column)
@@ -19,12 +19,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 archs=("${@:-sm_90}")
-cargo build --release -p launcher --bin gpurun
+cargo build --release --bin gpurun --bin gpurun-dev
 G=target/release/gpurun
 $G setup
 B=gpu-bundle/bench
 rm -rf "$B" && mkdir -p "$B/cpu" "$B/native-src"
-cp "$G" "$B/"
+cp "$G" target/release/gpurun-dev "$B/"
 ids=${BENCH_IDS:-$(ls benches/programs/src/bin/ | sed -n 's/\.rs$//p')}
 AB_DEFAULT_IDS="spawn_join wake_latency mutex_uncontended mutex_handoff channel_1p1c yield barrier println host_call heap reduction"
 for arch in "${archs[@]}"; do

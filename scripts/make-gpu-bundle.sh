@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Builds what a GPU machine without a Rust toolchain needs to run the
-# end-to-end checks: gpurun and the example programs' code objects, in
-# gpu-bundle/ (git-ignored). Usage: scripts/make-gpu-bundle.sh [ARCH...]
+# acceptance suite (`gpurun-dev acceptance`): gpurun, gpurun-dev and the
+# example programs' code objects, in gpu-bundle/ (git-ignored).
+# Usage: scripts/make-gpu-bundle.sh [ARCH...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 archs=("${@:-sm_90}")
-cargo build --release -p launcher --bin gpurun
+cargo build --release --bin gpurun --bin gpurun-dev
 G=target/release/gpurun
 $G setup
 rm -rf gpu-bundle && mkdir -p gpu-bundle
-cp $G gpu-bundle/
+cp $G target/release/gpurun-dev gpu-bundle/
 for arch in "${archs[@]}"; do
     for ex in hello-threads std-coverage real-crates crate-sweep; do
         obj=$($G build examples/$ex --arch "$arch" --release | tail -n 1)

@@ -1,6 +1,6 @@
 // Shared by the native CUDA baselines of the benchmark matrix (BENCH.md).
 // Each baseline is one executable that prints JSON rows on stdout, one per
-// line, in the row format of BENCH.md less what `gpurun bench` adds itself
+// line, in the row format of BENCH.md less what `gpurun-dev bench` adds itself
 // (backend "native-cuda", device, driver, clocks, commit, date).
 // Built with: nvcc -O3 -arch=sm_90 -std=c++17 -rdc=true X.cu -o X -lcudadevrt
 #pragma once

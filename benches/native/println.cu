@@ -2,7 +2,7 @@
 // full and is flushed only at a synchronisation). Lines per second from 1
 // warp, 132 warps and all resident warps (lane 0 each) = lines / host time
 // of launch + cudaDeviceSynchronize (which writes them out). Every line is
-// `~ln VARIANT WARP I`, so `gpurun bench` counts how many arrived.
+// `~ln VARIANT WARP I`, so `gpurun-dev bench` counts how many arrived.
 #include "common.cuh"
 
 __global__ void lines(int variant, int per) {

@@ -5,7 +5,6 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod backend;
-pub mod bench;
 pub mod codeobj;
 pub mod cubin_cache;
 pub mod cuda;

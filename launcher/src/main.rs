@@ -1,7 +1,6 @@
 //! `gpurun`: the command line. Errors become messages on stderr and the exit
 //! codes of `launcher::exit` (README has the table).
 
-mod bench_cmd;
 mod run_cmd;
 mod toolchain_cmds;
 
@@ -88,8 +87,6 @@ pub enum Command {
     },
     /// Build and run the threads demo on the GPU found
     Demo,
-    /// Run the benchmark matrix (benches/BENCH.md) and render bench-results/README.md
-    Bench(bench_cmd::BenchArgs),
 }
 
 /// How `build` (and `size`, for a crate directory) builds a crate.
@@ -242,7 +239,6 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Init { dir, arch, force } => toolchain_cmds::init(dir, arch, force),
         Command::Doctor { json } => toolchain_cmds::doctor(json),
         Command::Demo => toolchain_cmds::demo(),
-        Command::Bench(args) => bench_cmd::bench(args),
     }
 }
 

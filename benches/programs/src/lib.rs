@@ -1,5 +1,5 @@
 //! What every benchmark program shares: sample statistics and the JSON rows
-//! they print (one per line on stdout; `gpurun bench` reads lines that start
+//! they print (one per line on stdout; `gpurun-dev bench` reads lines that start
 //! with `{` and adds backend, device, driver, commit and date).
 //!
 //! Everything here is plain `std`, so the same source runs on the GPU (each

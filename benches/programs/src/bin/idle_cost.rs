@@ -1,5 +1,5 @@
 //! Row 11: a compute-bound thread's throughput (main runs a dependent integer
-//! chain) while every other warp idles. `gpurun bench` runs it with all warps
+//! chain) while every other warp idles. `gpurun-dev bench` runs it with all warps
 //! (variant "") and with `--threads 1` (variant "alone": no idle warps), and
 //! at several idle policies; the native baseline runs the same arithmetic alone.
 use gpu_benches::{Row, env_u64, lcg_chain, on_gpu, parallelism};

@@ -1,6 +1,6 @@
 //! Row 8: `println!` lines per second from 1, 132 and all threads, and the
 //! device-side cost of one call. Every line is `~ln VARIANT THREAD I`;
-//! `gpurun bench` counts them per variant (lines_received / lines_lost), so a
+//! `gpurun-dev bench` counts them per variant (lines_received / lines_lost), so a
 //! lost line shows in the results.
 use gpu_benches::{Row, SAMPLES, WARMUP, ns, on_gpu, parallelism};
 use std::thread;

@@ -1,5 +1,5 @@
 //! Row 2: how long a sleeping thread takes to run after it is handed work.
-//! `gpurun bench` runs this once per idle policy (`--idle-sleep-ns`, also in
+//! `gpurun-dev bench` runs this once per idle policy (`--idle-sleep-ns`, also in
 //! `GPU_BENCH_IDLE_SLEEP_NS`) and measures `idle_cost` at the same policies.
 //!
 //! - `spawn_to_start`: `spawn` to the first instruction of the closure, the

@@ -4,7 +4,7 @@
 //! timestamps taken on both warps (the device clock is shared).
 //!
 //! Prints one `profile: <what> mean <ns> p50 <ns>` line per measurement.
-//! A diagnostic, not a benchmark row: `gpurun bench` has the real rows.
+//! A diagnostic, not a benchmark row: `gpurun-dev bench` has the real rows.
 use std::hint::black_box;
 use std::sync::Arc;
 

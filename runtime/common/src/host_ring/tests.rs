@@ -285,7 +285,7 @@ fn last_lines() {
 /// (the producer above) over the same ring layout, writing `~ln` lines; the
 /// server writes them to the real stdout (`StdSink`). Run with
 /// `cargo test -p launcher --release server_throughput -- --ignored --nocapture > /dev/null`
-/// (or `| cat > /dev/null`, a pipe like `gpurun bench`'s); results go to stderr.
+/// (or `| cat > /dev/null`, a pipe like `gpurun-dev bench`'s); results go to stderr.
 #[test]
 #[ignore = "a measurement, not a check; writes to stdout"]
 fn server_throughput() {

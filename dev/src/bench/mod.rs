@@ -2,9 +2,10 @@
 //! results in `bench-results/`): the benchmarks, their baselines and goals
 //! ([`spec`]), the JSON row format and its check ([`schema`]), and what is
 //! made from all result files: a Markdown table ([`render`]) and a latency
-//! plot ([`svg`]). `gpurun bench` (the binary's `bench_cmd`) runs them.
+//! plot ([`svg`]). [`run`] is `gpurun-dev bench`.
 
 pub mod child;
+pub mod run;
 pub mod render;
 pub mod schema;
 pub mod size_load;

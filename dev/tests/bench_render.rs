@@ -2,13 +2,13 @@
 //! of `tests/fixtures/bench` (test data only, never results): every fixture
 //! row passes the check, the rendered table has every benches/BENCH.md id, the AMD
 //! "not run" text, the goals' verdicts and ratios; an invalid file is refused
-//! with a message naming it; `gpurun bench --render-only` writes both files.
+//! with a message naming it; `gpurun-dev bench --render-only` writes both files.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use launcher::bench::render::{self, RunFile};
-use launcher::bench::{schema, spec, svg};
+use gpurun_dev::bench::render::{self, RunFile};
+use gpurun_dev::bench::{schema, spec, svg};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bench")
@@ -105,7 +105,7 @@ fn invalid_results_are_refused_with_their_file_and_row() {
 #[test]
 fn render_only_writes_the_table_and_the_plot() {
     let dir = copy_dir(&fixtures().join("runs"), "render");
-    let o = Command::new(env!("CARGO_BIN_EXE_gpurun")).args(["bench", "--render-only", "--out"]).arg(&dir).output().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_gpurun-dev")).args(["bench", "--render-only", "--out"]).arg(&dir).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let md = std::fs::read_to_string(dir.join("README.md")).unwrap();
     assert_eq!(md, render::render_markdown(&runs()));
@@ -115,10 +115,10 @@ fn render_only_writes_the_table_and_the_plot() {
 
 #[test]
 fn bench_usage() {
-    let o = Command::new(env!("CARGO_BIN_EXE_gpurun")).args(["bench", "--only", "warp_drive"]).output().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_gpurun-dev")).args(["bench", "--only", "warp_drive"]).output().unwrap();
     assert_eq!(o.status.code(), Some(launcher::exit::USAGE));
     assert!(String::from_utf8_lossy(&o.stderr).contains("spawn_join, wake_latency"));
-    let o = Command::new(env!("CARGO_BIN_EXE_gpurun")).args(["bench", "--help"]).output().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_gpurun-dev")).args(["bench", "--help"]).output().unwrap();
     let help = String::from_utf8_lossy(&o.stdout);
     for opt in ["--only", "--out", "--programs", "--native", "--cpu", "--render-only"] {
         assert!(help.contains(opt), "bench --help lacks {opt}");
@@ -137,7 +137,7 @@ fn committed_results_match_the_schema_and_the_committed_table() {
         return;
     }
     let md = std::fs::read_to_string(dir.join("README.md")).expect("bench-results/README.md is committed with the results");
-    assert_eq!(md, render::render_markdown(&runs), "bench-results/README.md is stale: run `gpurun bench --render-only`");
+    assert_eq!(md, render::render_markdown(&runs), "bench-results/README.md is stale: run `gpurun-dev bench --render-only`");
     assert!(std::fs::read_to_string(dir.join("latency.svg")).unwrap().starts_with("<svg"));
 }
 
@@ -151,6 +151,6 @@ fn committed_size_and_load_table_is_current() {
         return;
     }
     let md = std::fs::read_to_string(dir.join("README.md")).expect("size-and-load/README.md is committed with its rows");
-    let rendered = launcher::bench::size_load::render_dir(&dir).expect("the committed rows read");
-    assert_eq!(md, rendered, "bench-results/size-and-load/README.md is stale: run `gpurun bench --render-only`");
+    let rendered = gpurun_dev::bench::size_load::render_dir(&dir).expect("the committed rows read");
+    assert_eq!(md, rendered, "bench-results/size-and-load/README.md is stale: run `gpurun-dev bench --render-only`");
 }

@@ -2,7 +2,7 @@
 //! and NVIDIA (sm_90), and each code object has its kernel entry, an idle
 //! loop that sleeps, the arch's wavefront size, no undefined symbols, frames
 //! in global memory and device-scope atomics outside the host-call ring.
-use e2e_tests::{build_example, build_example_bin, llvm_bin, toolchain};
+use gpurun_dev::codeobj_build::{build_example, build_example_bin, llvm_bin, toolchain};
 use gpu_toolchain::{codecheck, Arch};
 use std::path::Path;
 

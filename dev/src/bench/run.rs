@@ -1,11 +1,12 @@
-//! `gpurun bench`: runs the benchmark matrix (benches/BENCH.md) on this machine —
+//! `gpurun-dev bench`: runs the benchmark matrix (benches/BENCH.md) on this machine —
 //! for each benchmark our runtime on each GPU vendor, then the native
 //! baseline, then the same program on the host CPU, back to back — and
 //! writes `OUT/<date>-<device>-<commit>.json`, then renders `OUT/README.md`
 //! and `OUT/latency.svg` from every result file there.
 //!
-//! GPU programs run through `gpurun run` (this executable, as a child), so
-//! they take the same path as any other program.
+//! GPU programs run through `gpurun run` (the `gpurun` beside this
+//! executable, or `--gpurun`, as a child), so they take the same path as any
+//! other program.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -14,16 +15,16 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::Context as _;
 use clap::Args;
-use launcher::bench::child::{self, Outcome};
-use launcher::bench::spec::{self, How, Spec};
-use launcher::bench::{render, schema, slug, utc_timestamp};
+use super::child::{self, Outcome};
+use super::spec::{self, How, Spec};
+use super::{render, schema, slug, utc_timestamp};
 use launcher::exit;
 use serde_json::{Map, Value, json};
 
-use crate::run_cmd::Failure;
+use crate::Failure;
 
 /// What a ROCm user runs to fill the GPU-AMD column.
-pub const AMD_COMMAND: &str = "cargo run --release -p launcher --bin gpurun -- bench";
+pub const AMD_COMMAND: &str = "cargo run --release -p gpurun-dev -- bench";
 
 #[derive(Args, Debug, Clone)]
 #[command(after_help = "Without --programs / --cpu, the programs of benches/programs are built first (this needs the \
@@ -51,6 +52,9 @@ pub struct BenchArgs {
     /// Longest one program may run, in seconds
     #[arg(long, value_name = "SECONDS", default_value_t = 90)]
     pub timeout: u64,
+    /// The gpurun that lists the GPUs, builds and runs the programs (default: the one beside gpurun-dev)
+    #[arg(long, value_name = "PATH")]
+    pub gpurun: Option<PathBuf>,
 }
 
 fn log(line: &str) {
@@ -59,15 +63,16 @@ fn log(line: &str) {
 
 /// A GPU of this machine, as `gpurun devices --json` lists it.
 #[derive(Clone, Debug)]
-struct Gpu {
+pub struct Gpu {
     /// "amd" or "nvidia" (the row's backend).
-    backend: &'static str,
-    index: u32,
-    name: String,
+    pub backend: &'static str,
+    pub index: u32,
+    pub name: String,
     /// `sm_90`, `gfx90a`: the code objects' suffix.
-    arch: String,
-    device: String,
-    driver: String,
+    pub arch: String,
+    /// Name, arch and compute units, as the result rows name it.
+    pub device: String,
+    pub driver: String,
 }
 
 /// Facts every row gets.
@@ -147,7 +152,10 @@ fn render_to(out: &Path) -> anyhow::Result<i32> {
 
 impl Context {
     fn probe(args: &BenchArgs) -> anyhow::Result<Context> {
-        let exe = std::env::current_exe().context("locating gpurun")?;
+        let exe = match &args.gpurun {
+            Some(p) => p.clone(),
+            None => crate::gpurun_beside_me().map_err(anyhow::Error::msg)?,
+        };
         let date_secs = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
         let (mut amd, mut nvidia) = (None, None);
         for g in list_gpus(&exe) {
@@ -169,7 +177,7 @@ impl Context {
 }
 
 /// The GPUs `gpurun devices --json` lists (none if it fails).
-fn list_gpus(exe: &Path) -> Vec<Gpu> {
+pub fn list_gpus(exe: &Path) -> Vec<Gpu> {
     let Ok(out) = Command::new(exe).args(["devices", "--json"]).output() else { return Vec::new() };
     let Ok(v) = serde_json::from_slice::<Value>(&out.stdout) else { return Vec::new() };
     let smi_driver = nvidia_smi("driver_version", 0);

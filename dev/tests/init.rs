@@ -1,7 +1,7 @@
 //! `gpurun init` makes a crate anywhere on disk a GPU crate: plain `cargo
 //! build` there (the rustup proxy, no flags) builds a code object with the
 //! patched std.
-use e2e_tests::{llvm_bin, toolchain};
+use gpurun_dev::codeobj_build::{llvm_bin, toolchain};
 use gpu_toolchain::{codecheck, Arch};
 use std::path::Path;
 use std::process::Command;

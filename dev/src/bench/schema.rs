@@ -1,6 +1,6 @@
 //! The row format of `bench-results/*.json` (`benches/BENCH.md`, "Row format") and
 //! its check. The renderer accepts only rows that pass [`validate_row`], and
-//! `gpurun bench` checks every row before it writes a file.
+//! `gpurun-dev bench` checks every row before it writes a file.
 //!
 //! A file is a JSON list of rows. A row is an object with at least the
 //! [`REQUIRED`] string fields; `benchmark` is a `benches/BENCH.md` id, `backend` one of

@@ -1,0 +1,520 @@
+//! The GPU acceptance suite: every end-to-end check as one row of [`CHECKS`]
+//! — the program, the `gpurun` options and program arguments, the exit code
+//! it must end with and what its output must show. `gpurun-dev acceptance`
+//! runs the table on the GPU it finds, from a bundle of built code objects
+//! (`scripts/make-gpu-bundle.sh`), so a GPU machine needs no Rust toolchain.
+//!
+//! A bundle holds `gpurun`, each program as `<name>-<arch>.ptx` (NVIDIA) or
+//! `.elf` (AMD), optionally a `<name>-<arch>.cubin` compiled beforehand, and
+//! `<name>.expected` for the programs whose output must equal the host's.
+//! A check whose program is not in the bundle is skipped and counted as such.
+
+use std::fmt::Write as _;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// What a check runs.
+#[derive(Clone, Copy, Debug)]
+pub enum Program {
+    /// `gpurun devices`.
+    Devices,
+    /// A program as built: PTX on NVIDIA (the driver or the launcher's
+    /// `ptxas` compiles it), ELF on AMD.
+    Built(&'static str),
+    /// A program's cubin where the bundle has one, else as built.
+    Compiled(&'static str),
+    /// A program built for the other vendor: the launcher must refuse it.
+    OtherVendor(&'static str),
+    /// A program's PTX claiming a PTX ISA newer than any driver knows:
+    /// the launcher must refuse it (NVIDIA only).
+    FuturePtx(&'static str),
+}
+
+/// One thing a check's output must show.
+#[derive(Clone, Copy, Debug)]
+pub enum Expect {
+    /// A line of stdout is exactly this.
+    StdoutLine(&'static str),
+    /// A line of stdout starts with this.
+    StdoutLineStarting(&'static str),
+    /// stdout contains this.
+    StdoutHas(&'static str),
+    /// A line of stderr is exactly this.
+    StderrLine(&'static str),
+    /// stderr contains this.
+    StderrHas(&'static str),
+    /// stdout is byte for byte the bundle's `<name>.expected` (the host's output).
+    StdoutIsFile(&'static str),
+    /// A check written as code; `Ok` carries what it found.
+    Custom(fn(&Output) -> Result<String, String>),
+}
+
+/// One row of the suite.
+#[derive(Clone, Copy, Debug)]
+pub struct Check {
+    /// Unique; names the log files too.
+    pub name: &'static str,
+    pub program: Program,
+    /// `gpurun run` options before the program.
+    pub options: &'static [&'static str],
+    /// The program's own arguments (after `--`).
+    pub args: &'static [&'static str],
+    /// The exit code `gpurun` must end with.
+    pub exit: i32,
+    /// What the output must show, each with the sentence a pass prints.
+    pub expect: &'static [(Expect, &'static str)],
+}
+
+const fn check(name: &'static str, program: Program, exit: i32) -> Check {
+    Check { name, program, options: &[], args: &[], exit, expect: &[] }
+}
+
+impl Check {
+    const fn options(mut self, options: &'static [&'static str]) -> Check {
+        self.options = options;
+        self
+    }
+    const fn args(mut self, args: &'static [&'static str]) -> Check {
+        self.args = args;
+        self
+    }
+    const fn expect(mut self, expect: &'static [(Expect, &'static str)]) -> Check {
+        self.expect = expect;
+        self
+    }
+}
+
+use Expect::*;
+use Program::*;
+
+/// The suite, in the order it runs. Exit codes are the launcher's
+/// (`launcher/src/exit.rs`): 101 a panic, 134 an abort (stack overflow, a
+/// refused lane call), 124 its own `--timeout`, 5 a device fault, 4 a code
+/// object that does not fit the device.
+pub const CHECKS: &[Check] = &[
+    check("devices", Devices, 0),
+    check("hello", Built("hello-threads"), 0)
+        .expect(&[(StdoutLine("sum: 499500, factorial: 121645100408832000"), "seed demo output")]),
+    check("hello-cubin", Compiled("hello-threads"), 0),
+    check("std-coverage", Compiled("std-coverage"), 0),
+    check("all-threads-print", Compiled("all-threads-print"), 0).expect(&[(Custom(every_line_once), "no line lost or mangled")]),
+    check("panic", Compiled("panic"), 101).expect(&[
+        (Custom(panic_location), "panic location like std's"),
+        (StderrHas("the worker found nothing to do (0 items)"), "panic message"),
+    ]),
+    check("hang", Compiled("hang"), 124)
+        .options(&["--timeout", "5"])
+        .expect(&[(StderrHas("sleeps-forever"), "timeout report names the sleeping thread"), (StderrHas("waits-for-lock"), "... and the blocked one")]),
+    check("fault", Compiled("fault"), 5).expect(&[(StdoutHas("printed before the fault"), "output before the fault kept")]),
+    check("exit-code", Compiled("exit-code"), 7),
+    check("maths", Compiled("maths"), 0).expect(&[(StdoutLine("maths: 17 of 17 correct"), "f32/f64 maths correct")]),
+    // rayon, crossbeam-channel, parking_lot, serde_json and regex, unmodified,
+    // at the default stacks: the GPU's output must be the host's.
+    check("real-crates", Compiled("real-crates"), 0).expect(&[(StdoutIsFile("real-crates"), "real-crates output equals the host's")]),
+    // 40 of the most-downloaded crates, default features.
+    check("crate-sweep", Compiled("crate-sweep"), 0).expect(&[(StdoutIsFile("crate-sweep"), "crate-sweep output equals the host's")]),
+    check("spawn-exhaust", Compiled("spawn-exhaust"), 0),
+    check("spawn-cycles", Compiled("spawn-cycles"), 0).args(&["100000"]),
+    check("spawn-cycles-1m", Compiled("spawn-cycles"), 0).args(&["1000000"]),
+    check("lanes", Compiled("lanes"), 0).expect(&[(StdoutLineStarting("lanes: ok"), "every lane ran once per call")]),
+    check("lanes-misuse", Compiled("lanes-misuse"), 134).expect(&[(StderrHas("called from lane"), "std call from a lane refused")]),
+    check("scoped-stacks", Compiled("scoped-stacks"), 0)
+        .expect(&[(StdoutLineStarting("scoped-stacks: ok"), "threads borrow their parent's stack")]),
+    check("scoped-stacks-deep", Compiled("scoped-stacks"), 0)
+        .args(&["100"])
+        .expect(&[(StdoutLineStarting("scoped-stacks: ok"), "100-level recursion on a 256 KiB thread stack")]),
+    check("stack-overflow", Compiled("stack-overflow"), 134)
+        .expect(&[(StderrLine("thread 'deep-recursion' has overflowed its stack"), "stack overflow reported like std")]),
+    // A Box-linked list hashed and dropped by recursion, at the default
+    // settings; past the call stack's depth, std's report.
+    check("deep-recursion-10", Compiled("deep-recursion"), 0)
+        .args(&["10"])
+        .expect(&[(StdoutLineStarting("deep-recursion: 10 levels ok"), "10 levels of recursion at the default stacks")]),
+    check("deep-recursion-100", Compiled("deep-recursion"), 0)
+        .args(&["100"])
+        .expect(&[(StdoutLineStarting("deep-recursion: 100 levels ok"), "100 levels of recursion at the default stacks")]),
+    check("deep-recursion-1000", Compiled("deep-recursion"), 0)
+        .args(&["1000"])
+        .expect(&[(StdoutLineStarting("deep-recursion: 1000 levels ok"), "1,000 levels of recursion at the default stacks")]),
+    check("deep-recursion-10000", Compiled("deep-recursion"), 134).args(&["10000"]).expect(&[(
+        StderrLine("thread 'walker' has overflowed its stack"),
+        "10,000 levels past the default call stack: std's overflow report",
+    )]),
+    check("deep-recursion-10000-big", Compiled("deep-recursion"), 0)
+        .options(&["--call-stack-size", "256K"])
+        .args(&["10000"])
+        .expect(&[(StdoutLineStarting("deep-recursion: 10000 levels ok"), "10,000 levels with --call-stack-size 256K")]),
+    check("wrong-vendor", OtherVendor("hello-threads"), 4),
+    check("ptx-too-new", FuturePtx("hello-threads"), 4),
+];
+
+/// What one run printed, as the checks see it.
+#[derive(Debug, Default)]
+pub struct Output {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// `all-threads-print`: every thread's 100 numbered lines arrive, each once and whole.
+fn every_line_once(o: &Output) -> Result<String, String> {
+    let threads: usize = o
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("all-threads-print: ")?.split(' ').next()?.parse().ok())
+        .ok_or("no `all-threads-print: N threads` line")?;
+    let numbered: Vec<&str> = o.stdout.lines().filter(|l| is_numbered_line(l)).collect();
+    let mut distinct = numbered.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let want = threads * 100;
+    if numbered.len() == want && distinct.len() == want {
+        Ok(format!("{threads} threads, {want} lines"))
+    } else {
+        Err(format!("{} numbered lines ({} distinct) of {want}", numbered.len(), distinct.len()))
+    }
+}
+
+/// `thread N line M`, both numbers decimal.
+fn is_numbered_line(l: &str) -> bool {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let mut w = l.split(' ');
+    matches!((w.next(), w.next(), w.next(), w.next(), w.next()), (Some("thread"), Some(t), Some("line"), Some(n), None) if digits(t) && digits(n))
+}
+
+/// `panic`: `thread 'worker-7' panicked at src/bin/panic.rs:LINE:COL:`, as
+/// std prints it (newer std puts the thread id in parentheses after the name).
+fn panic_location(o: &Output) -> Result<String, String> {
+    for line in o.stderr.lines() {
+        let Some(rest) = line.strip_prefix("thread 'worker-7' ") else { continue };
+        let rest = match rest.strip_prefix('(') {
+            Some(r) => r.split_once(") ").map_or("", |(_, after)| after),
+            None => rest,
+        };
+        let Some(loc) = rest.strip_prefix("panicked at src/bin/panic.rs:").and_then(|l| l.strip_suffix(':')) else { continue };
+        if loc.split(':').count() == 2 && loc.split(':').all(|n| n.parse::<u32>().is_ok()) {
+            return Ok(line.to_string());
+        }
+    }
+    Err("no `thread 'worker-7' panicked at src/bin/panic.rs:LINE:COL:` line".into())
+}
+
+/// Where a suite run finds its inputs and puts its logs.
+pub struct Suite {
+    pub bundle: PathBuf,
+    pub gpurun: PathBuf,
+    /// The code objects' suffix: `sm_90`, `gfx90a`.
+    pub arch: String,
+    pub logs: PathBuf,
+    /// Longest one check may run.
+    pub limit: Duration,
+}
+
+/// What a check came to.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Pass(String),
+    Fail(String),
+    Skip(String),
+}
+
+/// A check's results: one verdict for the exit code, one per expectation.
+pub struct CheckResult {
+    pub name: &'static str,
+    pub command: String,
+    pub seconds: f64,
+    pub verdicts: Vec<Verdict>,
+}
+
+impl Suite {
+    fn vendor_is_nvidia(&self) -> bool {
+        self.arch.starts_with("sm_")
+    }
+
+    /// The code object a check runs, or why it cannot run here.
+    fn object(&self, program: Program) -> Result<Option<PathBuf>, String> {
+        let own = if self.vendor_is_nvidia() { "ptx" } else { "elf" };
+        let file = |name: &str, arch: &str, ext: &str| self.bundle.join(format!("{name}-{arch}.{ext}"));
+        let present = |p: PathBuf| if p.exists() { Ok(Some(p)) } else { Err(format!("{} is not in the bundle", p.display())) };
+        match program {
+            Devices => Ok(None),
+            Built(name) => present(file(name, &self.arch, own)),
+            Compiled(name) => {
+                let cubin = file(name, &self.arch, "cubin");
+                if self.vendor_is_nvidia() && cubin.exists() { Ok(Some(cubin)) } else { present(file(name, &self.arch, own)) }
+            }
+            OtherVendor(name) => {
+                if self.vendor_is_nvidia() {
+                    present(file(name, "gfx90a", "elf"))
+                } else {
+                    present(file(name, "sm_90", "ptx"))
+                }
+            }
+            FuturePtx(name) => {
+                if !self.vendor_is_nvidia() {
+                    return Err("PTX is NVIDIA's".into());
+                }
+                let ptx = present(file(name, &self.arch, "ptx"))?.expect("a file");
+                let text = std::fs::read_to_string(&ptx).map_err(|e| format!("cannot read {}: {e}", ptx.display()))?;
+                let future: String = text
+                    .lines()
+                    .map(|l| if l.starts_with(".version ") { ".version 9.9".to_string() } else { l.to_string() })
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                let out = self.logs.join(format!("{name}-future.ptx"));
+                std::fs::write(&out, future).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+                Ok(Some(out))
+            }
+        }
+    }
+
+    /// Runs one check, printing its command, exit code, the start of its
+    /// stdout and the end of its stderr, and each verdict.
+    pub fn run(&self, c: &Check) -> CheckResult {
+        let object = match self.object(c.program) {
+            Ok(o) => o,
+            Err(why) => {
+                println!("== {}: skipped: {why}", c.name);
+                return CheckResult { name: c.name, command: String::new(), seconds: 0.0, verdicts: vec![Verdict::Skip(why)] };
+            }
+        };
+        let mut cmd = Command::new(&self.gpurun);
+        match &object {
+            None => {
+                cmd.arg("devices");
+            }
+            Some(obj) => {
+                cmd.arg("run").args(c.options).arg(obj);
+                if !c.args.is_empty() {
+                    cmd.arg("--").args(c.args);
+                }
+            }
+        }
+        let command = format!("gpurun {}", cmd.get_args().map(|a| a.to_string_lossy()).collect::<Vec<_>>().join(" "));
+        println!("== {}: {command}", c.name);
+        let start = Instant::now();
+        let output = self.execute(cmd, c.name);
+        let seconds = start.elapsed().as_secs_f64();
+        let mut verdicts = Vec::new();
+        match output {
+            Err(e) => verdicts.push(Verdict::Fail(e)),
+            Ok(o) => {
+                let code = o.code.map_or("killed".to_string(), |c| c.to_string());
+                println!("   exit {code} ({seconds:.2} s)");
+                for l in o.stdout.lines().take(8) {
+                    println!("   out| {}", truncate(l, 200));
+                }
+                let err: Vec<&str> = o.stderr.lines().collect();
+                for l in &err[err.len().saturating_sub(12)..] {
+                    println!("   err| {}", truncate(l, 200));
+                }
+                verdicts.push(if o.code == Some(c.exit) {
+                    Verdict::Pass(format!("{} exit code {code}", c.name))
+                } else {
+                    Verdict::Fail(format!("{} exit code {code}, expected {}", c.name, c.exit))
+                });
+                for (e, what) in c.expect {
+                    verdicts.push(match self.judge(e, &o) {
+                        Ok(found) if found.is_empty() => Verdict::Pass(what.to_string()),
+                        Ok(found) => Verdict::Pass(format!("{what} ({found})")),
+                        Err(why) => Verdict::Fail(format!("{what}: {why}")),
+                    });
+                }
+            }
+        }
+        for v in &verdicts {
+            match v {
+                Verdict::Pass(m) => println!("  PASS: {m}"),
+                Verdict::Fail(m) => println!("  FAIL: {m}"),
+                Verdict::Skip(m) => println!("  SKIP: {m}"),
+            }
+        }
+        CheckResult { name: c.name, command, seconds, verdicts }
+    }
+
+    fn judge(&self, e: &Expect, o: &Output) -> Result<String, String> {
+        let has_line = |text: &str, f: &dyn Fn(&str) -> bool| text.lines().any(f);
+        let found = |ok: bool, what: String| if ok { Ok(String::new()) } else { Err(what) };
+        match *e {
+            StdoutLine(l) => found(has_line(&o.stdout, &|x| x == l), format!("no stdout line `{l}`")),
+            StdoutLineStarting(p) => found(has_line(&o.stdout, &|x| x.starts_with(p)), format!("no stdout line starting `{p}`")),
+            StdoutHas(s) => found(o.stdout.contains(s), format!("stdout lacks `{s}`")),
+            StderrLine(l) => found(has_line(&o.stderr, &|x| x == l), format!("no stderr line `{l}`")),
+            StderrHas(s) => found(o.stderr.contains(s), format!("stderr lacks `{s}`")),
+            StdoutIsFile(name) => {
+                let path = self.bundle.join(format!("{name}.expected"));
+                let want = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+                if want == o.stdout {
+                    Ok(String::new())
+                } else {
+                    Err(first_difference(&want, &o.stdout))
+                }
+            }
+            Custom(f) => f(o),
+        }
+    }
+
+    /// Runs `cmd` with its output in `<logs>/<name>.out` and `.err`, killed
+    /// after the suite's limit.
+    fn execute(&self, mut cmd: Command, name: &str) -> Result<Output, String> {
+        let (out_path, err_path) = (self.logs.join(format!("{name}.out")), self.logs.join(format!("{name}.err")));
+        let create = |p: &Path| File::create(p).map_err(|e| format!("cannot create {}: {e}", p.display()));
+        cmd.stdin(Stdio::null()).stdout(create(&out_path)?).stderr(create(&err_path)?);
+        let mut child = cmd.spawn().map_err(|e| format!("cannot start {}: {e}", self.gpurun.display()))?;
+        let start = Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().map_err(|e| e.to_string())? {
+                break Some(s);
+            }
+            if start.elapsed() >= self.limit {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let read = |p: &Path| std::fs::read(p).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
+        let (stdout, stderr) = (read(&out_path), read(&err_path));
+        match status {
+            Some(s) => Ok(Output { code: s.code(), stdout, stderr }),
+            None => Err(format!("{name} still running after {} s: killed", self.limit.as_secs())),
+        }
+    }
+}
+
+fn truncate(s: &str, n: usize) -> &str {
+    match s.char_indices().nth(n) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}
+
+/// The first line where `got` leaves `want`.
+fn first_difference(want: &str, got: &str) -> String {
+    let (w, g): (Vec<&str>, Vec<&str>) = (want.lines().collect(), got.lines().collect());
+    let i = w.iter().zip(&g).position(|(a, b)| a != b).unwrap_or(w.len().min(g.len()));
+    let line = |v: &Vec<&str>| v.get(i).map_or("(end of output)".to_string(), |l| format!("`{}`", truncate(l, 120)));
+    format!("line {} differs: expected {}, got {} ({} lines expected, {} got)", i + 1, line(&w), line(&g), w.len(), g.len())
+}
+
+/// The suite's totals and a one-line summary.
+pub fn summary(results: &[CheckResult]) -> (usize, usize, usize, String) {
+    let count = |f: fn(&Verdict) -> bool| results.iter().flat_map(|r| &r.verdicts).filter(|v| f(v)).count();
+    let pass = count(|v| matches!(v, Verdict::Pass(_)));
+    let fail = count(|v| matches!(v, Verdict::Fail(_)));
+    let skip = count(|v| matches!(v, Verdict::Skip(_)));
+    let mut line = format!("acceptance: {pass} passed, {fail} failed, {skip} skipped");
+    let failed: Vec<&str> = results.iter().filter(|r| r.verdicts.iter().any(|v| matches!(v, Verdict::Fail(_)))).map(|r| r.name).collect();
+    if !failed.is_empty() {
+        let _ = write!(line, " (failed: {})", failed.join(", "));
+    }
+    (pass, fail, skip, line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn out(code: i32, stdout: &str, stderr: &str) -> Output {
+        Output { code: Some(code), stdout: stdout.into(), stderr: stderr.into() }
+    }
+
+    #[test]
+    fn names_are_unique_and_usable_as_file_names() {
+        let mut names: Vec<&str> = CHECKS.iter().map(|c| c.name).collect();
+        assert!(names.iter().all(|n| n.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')));
+        names.sort_unstable();
+        let n = names.len();
+        names.dedup();
+        assert_eq!(names.len(), n, "duplicate check names");
+    }
+
+    #[test]
+    fn every_line_once_counts_lost_and_repeated_lines() {
+        let mut text = String::from("all-threads-print: 2 threads, 100 lines each\n");
+        for t in 0..2 {
+            for l in 0..100 {
+                text.push_str(&format!("thread {t} line {l}\n"));
+            }
+        }
+        assert_eq!(every_line_once(&out(0, &text, "")), Ok("2 threads, 200 lines".into()));
+        let lost = text.replace("thread 1 line 7\n", "");
+        assert!(every_line_once(&out(0, &lost, "")).unwrap_err().starts_with("199 numbered lines"));
+        let repeated = text.replace("thread 1 line 7\n", "thread 1 line 8\n");
+        assert!(every_line_once(&out(0, &repeated, "")).unwrap_err().contains("(199 distinct)"));
+        let mangled = text.replace("thread 1 line 7\n", "thread 1 lithread 1 line 7\nne 8\n");
+        assert!(every_line_once(&out(0, &mangled, "")).is_err());
+        assert!(every_line_once(&out(0, "", "")).is_err());
+    }
+
+    #[test]
+    fn panic_location_takes_std_forms_and_refuses_others() {
+        let ok = |e: &str| panic_location(&out(101, "", e)).is_ok();
+        assert!(ok("thread 'worker-7' panicked at src/bin/panic.rs:12:5:\nthe worker found nothing\n"));
+        assert!(ok("thread 'worker-7' (8) panicked at src/bin/panic.rs:12:5:\n"));
+        assert!(!ok("thread 'worker-6' panicked at src/bin/panic.rs:12:5:\n"));
+        assert!(!ok("thread 'worker-7' panicked at src/bin/panic.rs:12:\n"));
+        assert!(!ok("thread 'worker-7' panicked at src/lib.rs:12:5:\n"));
+    }
+
+    fn suite(dir: &Path, arch: &str) -> Suite {
+        Suite {
+            bundle: dir.to_path_buf(),
+            gpurun: PathBuf::from("/bin/false"),
+            arch: arch.into(),
+            logs: dir.to_path_buf(),
+            limit: Duration::from_secs(5),
+        }
+    }
+
+    #[test]
+    fn objects_prefer_a_cubin_and_skip_what_is_missing() {
+        let dir = std::env::temp_dir().join(format!("acceptance-objects-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("hello-threads-sm_90.ptx"), ".version 8.7\n.target sm_90\n").unwrap();
+        let s = suite(&dir, "sm_90");
+        assert_eq!(s.object(Compiled("hello-threads")).unwrap(), Some(dir.join("hello-threads-sm_90.ptx")));
+        std::fs::write(dir.join("hello-threads-sm_90.cubin"), "").unwrap();
+        assert_eq!(s.object(Compiled("hello-threads")).unwrap(), Some(dir.join("hello-threads-sm_90.cubin")));
+        assert_eq!(s.object(Built("hello-threads")).unwrap(), Some(dir.join("hello-threads-sm_90.ptx")));
+        assert!(s.object(Compiled("maths")).unwrap_err().contains("maths-sm_90.ptx is not in the bundle"));
+        assert!(s.object(OtherVendor("hello-threads")).unwrap_err().contains("hello-threads-gfx90a.elf"));
+        let future = s.object(FuturePtx("hello-threads")).unwrap().unwrap();
+        assert_eq!(std::fs::read_to_string(future).unwrap(), ".version 9.9\n.target sm_90");
+        assert!(suite(&dir, "gfx90a").object(FuturePtx("hello-threads")).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_wrong_exit_code_or_output_fails_and_the_summary_names_it() {
+        let dir = std::env::temp_dir().join(format!("acceptance-run-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("maths-sm_90.ptx"), "").unwrap();
+        // A stand-in gpurun: prints one line and exits 3.
+        let fake = dir.join("gpurun");
+        std::fs::write(&fake, "#!/bin/sh\necho 'maths: 16 of 17 correct'\nexit 3\n").unwrap();
+        std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        let s = Suite { gpurun: fake, ..suite(&dir, "sm_90") };
+        let maths = CHECKS.iter().find(|c| c.name == "maths").unwrap();
+        let r = s.run(maths);
+        assert!(matches!(&r.verdicts[0], Verdict::Fail(m) if m.contains("exit code 3, expected 0")), "{:?}", r.verdicts);
+        assert!(matches!(&r.verdicts[1], Verdict::Fail(m) if m.contains("maths: 17 of 17 correct")), "{:?}", r.verdicts);
+        assert_eq!(std::fs::read_to_string(dir.join("maths.out")).unwrap(), "maths: 16 of 17 correct\n");
+        let skipped = s.run(CHECKS.iter().find(|c| c.name == "panic").unwrap());
+        assert!(matches!(&skipped.verdicts[..], [Verdict::Skip(_)]));
+        let (pass, fail, skip, line) = summary(&[r, skipped]);
+        assert_eq!((pass, fail, skip), (0, 2, 1));
+        assert_eq!(line, "acceptance: 0 passed, 2 failed, 1 skipped (failed: maths)");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn output_equal_to_the_hosts_is_checked_line_by_line() {
+        assert_eq!(first_difference("a\nb\nc\n", "a\nx\nc\n"), "line 2 differs: expected `b`, got `x` (3 lines expected, 3 got)");
+        assert_eq!(first_difference("a\nb\n", "a\n"), "line 2 differs: expected `b`, got (end of output) (2 lines expected, 1 got)");
+    }
+}

@@ -1,0 +1,114 @@
+//! `gpurun-dev`: the project's own tools (not shipped in `gpurun`).
+//!
+//! - `gpurun-dev bench`: the benchmark matrix (benches/BENCH.md), results in
+//!   bench-results/.
+//! - `gpurun-dev acceptance [BUNDLE]`: the GPU acceptance suite on the GPU
+//!   found, from a bundle of built programs (scripts/make-gpu-bundle.sh).
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+use gpurun_dev::acceptance::{self, CHECKS, Suite};
+use gpurun_dev::bench::run::{self as bench, BenchArgs};
+use gpurun_dev::Failure;
+
+#[derive(Parser, Debug)]
+#[command(name = "gpurun-dev", about = "gpurun's development tools: the benchmark matrix and the GPU acceptance suite")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run the benchmark matrix (benches/BENCH.md) and render bench-results/README.md
+    Bench(BenchArgs),
+    /// Run the GPU acceptance suite: every end-to-end check, on the GPU found
+    Acceptance {
+        /// A bundle of built programs: gpurun, <name>-<arch>.ptx/.cubin/.elf, <name>.expected
+        #[arg(default_value = "gpu-bundle")]
+        bundle: PathBuf,
+        /// The programs' arch suffix (default: the first GPU `gpurun devices` lists)
+        #[arg(long)]
+        arch: Option<String>,
+        /// The gpurun to test (default: BUNDLE/gpurun, else the one beside gpurun-dev)
+        #[arg(long, value_name = "PATH")]
+        gpurun: Option<PathBuf>,
+        /// Where each check's stdout and stderr go (default: BUNDLE/logs)
+        #[arg(long, value_name = "DIR")]
+        logs: Option<PathBuf>,
+        /// Skip this check (repeatable)
+        #[arg(long, value_name = "NAME")]
+        skip: Vec<String>,
+        /// Run only the checks whose name contains this
+        #[arg(long, value_name = "TEXT")]
+        only: Option<String>,
+        /// Longest one check may run, in seconds
+        #[arg(long, value_name = "SECONDS", default_value_t = 180)]
+        timeout: u64,
+        /// List the checks and exit
+        #[arg(long)]
+        list: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let code = match dispatch(Cli::parse()) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("gpurun-dev: {e:#}");
+            e.downcast_ref::<Failure>().map_or(1, |f| f.code)
+        }
+    };
+    ExitCode::from(code.clamp(0, 255) as u8)
+}
+
+fn dispatch(cli: Cli) -> anyhow::Result<i32> {
+    match cli.command {
+        Command::Bench(args) => bench::bench(args),
+        Command::Acceptance { bundle, arch, gpurun, logs, skip, only, timeout, list } => {
+            let usage = |message: String| Failure { code: launcher::exit::USAGE, message };
+            let unknown: Vec<&String> = skip.iter().filter(|s| !CHECKS.iter().any(|c| &c.name == s)).collect();
+            if !unknown.is_empty() {
+                return Err(usage(format!("no check named {unknown:?}; `--list` lists them")).into());
+            }
+            let chosen: Vec<_> = CHECKS
+                .iter()
+                .filter(|c| !skip.iter().any(|s| s == c.name) && only.as_ref().is_none_or(|o| c.name.contains(o.as_str())))
+                .collect();
+            if list {
+                let mut out = std::io::stdout().lock();
+                for c in &chosen {
+                    // A closed pipe (`| head`) ends the listing quietly.
+                    if writeln!(out, "{:<26} exit {:>3}  {:?} {}", c.name, c.exit, c.program, c.args.join(" ")).is_err() {
+                        break;
+                    }
+                }
+                return Ok(0);
+            }
+            let gpurun = match gpurun {
+                Some(g) => g,
+                None if bundle.join("gpurun").exists() => bundle.join("gpurun"),
+                None => gpurun_dev::gpurun_beside_me().map_err(usage)?,
+            };
+            let arch = match arch {
+                Some(a) => a,
+                None => bench::list_gpus(&gpurun).into_iter().next().map(|g| g.arch).ok_or_else(|| Failure {
+                    code: launcher::exit::NO_DEVICE,
+                    message: format!("`{} devices` found no GPU; the acceptance suite needs one (pass --arch to run it anyway)", gpurun.display()),
+                })?,
+            };
+            let logs = logs.unwrap_or_else(|| bundle.join("logs"));
+            std::fs::create_dir_all(&logs).map_err(|e| usage(format!("cannot create {}: {e}", logs.display())))?;
+            let suite = Suite { bundle, gpurun, arch, logs, limit: Duration::from_secs(timeout) };
+            println!("acceptance: {} checks of {} for {}, logs in {}", chosen.len(), suite.bundle.display(), suite.arch, suite.logs.display());
+            let results: Vec<_> = chosen.iter().map(|c| suite.run(c)).collect();
+            let (_, fail, _, line) = acceptance::summary(&results);
+            println!("{line}");
+            Ok(if fail == 0 { 0 } else { 1 })
+        }
+    }
+}
