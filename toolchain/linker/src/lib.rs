@@ -23,6 +23,8 @@ use gpu_toolchain::protocol_names::KERNEL_ENTRY;
 
 mod ar;
 pub mod call_stack;
+mod error;
+pub use error::LinkError;
 pub mod device_scope;
 pub mod ptx_fixup;
 pub mod shared_stack;
@@ -106,22 +108,22 @@ pub struct LinkArgs {
     pub ignored: Vec<String>,
 }
 
-pub fn parse_args(args: &[OsString]) -> Result<LinkArgs, String> {
+pub fn parse_args(args: &[OsString]) -> Result<LinkArgs, LinkError> {
     let mut out = LinkArgs::default();
     let mut it = args.iter().map(|a| a.to_string_lossy().into_owned());
     while let Some(arg) = it.next() {
-        let mut value = |flag: &str| it.next().ok_or_else(|| format!("{flag} needs a value"));
+        let mut value = |flag: &str| it.next().ok_or_else(|| LinkError::Usage(format!("{flag} needs a value")));
         match arg.as_str() {
             "-o" => out.output = Some(PathBuf::from(value("-o")?)),
             "--export-symbol" => out.exports.push(value("--export-symbol")?),
             "--target-cpu" => out.target_cpu = Some(value("--target-cpu")?),
             a if a.starts_with("--max-registers=") => {
                 let n = &a["--max-registers=".len()..];
-                out.max_registers = Some(n.parse().map_err(|_| format!("--max-registers needs a number, not `{n}`"))?);
+                out.max_registers = Some(n.parse().map_err(|_| LinkError::Usage(format!("--max-registers needs a number, not `{n}`")))?);
             }
             a if a.starts_with("--inline-threshold=") => {
                 let n = &a["--inline-threshold=".len()..];
-                out.inline_threshold = Some(n.parse().map_err(|_| format!("--inline-threshold needs a number, not `{n}`"))?);
+                out.inline_threshold = Some(n.parse().map_err(|_| LinkError::Usage(format!("--inline-threshold needs a number, not `{n}`")))?);
             }
             "--private-stacks" => out.private_stacks = true,
             "--system-scope" => out.system_scope = true,
@@ -136,7 +138,7 @@ pub fn parse_args(args: &[OsString]) -> Result<LinkArgs, String> {
                 } else if t.starts_with("amdgcn") {
                     Target::Amdgcn
                 } else {
-                    return Err(format!("this linker links nvptx64 and amdgcn only, not {t}"));
+                    return Err(LinkError::Usage(format!("this linker links nvptx64 and amdgcn only, not {t}")));
                 };
             }
             a if a.starts_with("-O") && a.len() == 3 => out.opt_level = Some(a[2..].to_string()),
@@ -145,7 +147,7 @@ pub fn parse_args(args: &[OsString]) -> Result<LinkArgs, String> {
         }
     }
     if out.output.is_none() {
-        return Err("no output file (-o) given".into());
+        return Err(LinkError::Usage("no output file (-o) given".into()));
     }
     Ok(out)
 }
@@ -156,38 +158,40 @@ pub fn main_with_args(args: Vec<OsString>) -> i32 {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("gpu-ld: error: {e}");
-            1
+            e.exit_code()
         }
     }
 }
 
 /// Where llvm-tools are: `$GPU_TOOLCHAIN` (set by `gpurun build`), else the
 /// sysroot of the `rustc` on PATH.
-fn llvm_bin() -> Result<PathBuf, String> {
+fn llvm_bin() -> Result<PathBuf, LinkError> {
     if let Some(tc) = std::env::var_os("GPU_TOOLCHAIN") {
         if let Some(bin) = gpu_toolchain::setup::llvm_bin(Path::new(&tc)) {
             return Ok(bin);
         }
     }
-    let out = Command::new("rustc").args(["--print", "sysroot"]).output().map_err(|e| format!("cannot run rustc: {e}"))?;
+    let out = Command::new("rustc")
+        .args(["--print", "sysroot"])
+        .output()
+        .map_err(|source| LinkError::Spawn { tool: "rustc".into(), source })?;
     let sysroot = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-    gpu_toolchain::setup::llvm_bin(&sysroot)
-        .ok_or_else(|| format!("llvm-tools not found in {}: run `rustup component add llvm-tools`", sysroot.display()))
+    gpu_toolchain::setup::llvm_bin(&sysroot).ok_or(LinkError::NoLlvmTools { sysroot })
 }
 
-fn run(tool: &Path, args: &[OsString]) -> Result<(), String> {
+fn run(tool: &Path, args: &[OsString]) -> Result<(), LinkError> {
     let verbose = std::env::var_os("GPU_LD_VERBOSE").is_some();
     if verbose {
         eprintln!("gpu-ld: {} {}", tool.display(), args.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>().join(" "));
     }
     let started = std::time::Instant::now();
-    let out = Command::new(tool).args(args).output().map_err(|e| format!("cannot run {}: {e}", tool.display()))?;
+    let out = Command::new(tool).args(args).output().map_err(|source| LinkError::Spawn { tool: tool.into(), source })?;
     if verbose {
         let name = tool.file_name().unwrap_or_default().to_string_lossy();
         eprintln!("gpu-ld: {name} took {:.1} s", started.elapsed().as_secs_f64());
     }
     if !out.status.success() {
-        return Err(format!("{} failed:\n{}", tool.display(), String::from_utf8_lossy(&out.stderr)));
+        return Err(LinkError::Tool { tool: tool.into(), stderr: String::from_utf8_lossy(&out.stderr).into_owned() });
     }
     Ok(())
 }
@@ -196,7 +200,7 @@ fn is_bitcode(bytes: &[u8]) -> bool {
     bytes.starts_with(b"BC\xC0\xDE") || bytes.starts_with(&[0xDE, 0xC0, 0x17, 0x0B])
 }
 
-pub fn link(args: &LinkArgs) -> Result<(), String> {
+pub fn link(args: &LinkArgs) -> Result<(), LinkError> {
     let output = args.output.as_ref().expect("checked by parse_args");
     if std::env::var_os("GPU_LD_VERBOSE").is_some() {
         eprintln!("gpu-ld: ignoring {:?}", args.ignored);
@@ -204,24 +208,24 @@ pub fn link(args: &LinkArgs) -> Result<(), String> {
     let bin = llvm_bin()?;
     let work = output.with_extension("gpu-ld");
     let _ = fs::remove_dir_all(&work);
-    fs::create_dir_all(&work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
+    fs::create_dir_all(&work).map_err(LinkError::io("create", &work))?;
 
     // Collect every bitcode module: loose `.o` files and archive members.
     let mut modules: Vec<PathBuf> = Vec::new();
     for (i, input) in args.inputs.iter().enumerate() {
-        let bytes = fs::read(input).map_err(|e| format!("cannot read {}: {e}", input.display()))?;
+        let bytes = fs::read(input).map_err(LinkError::io("read", input))?;
         if is_bitcode(&bytes) {
             modules.push(input.clone());
         } else if ar::is_archive(&bytes) {
-            for (j, (name, data)) in ar::members(&bytes).map_err(|e| format!("{}: {e}", input.display()))?.into_iter().enumerate() {
+            for (j, (name, data)) in ar::members(&bytes).map_err(|why| LinkError::Input { path: input.clone(), why })?.into_iter().enumerate() {
                 if is_bitcode(data) {
                     let path = work.join(format!("{i}-{j}-{}", name.replace('/', "_")));
-                    fs::write(&path, data).map_err(|e| e.to_string())?;
+                    fs::write(&path, data).map_err(LinkError::io("write", &path))?;
                     modules.push(path);
                 }
             }
         } else {
-            return Err(format!("{} is neither LLVM bitcode nor an archive of it", input.display()));
+            return Err(LinkError::Input { path: input.clone(), why: "neither LLVM bitcode nor an archive of it".into() });
         }
     }
 
@@ -242,7 +246,7 @@ pub fn link(args: &LinkArgs) -> Result<(), String> {
         format!("-mcpu={cpu}").into(),
     ];
     let inline_threshold = match (args.inline_threshold, std::env::var("GPU_INLINE_THRESHOLD")) {
-        (_, Ok(v)) => Some(v.trim().parse::<u32>().map_err(|_| format!("GPU_INLINE_THRESHOLD must be a number, not `{v}`"))?),
+        (_, Ok(v)) => Some(v.trim().parse::<u32>().map_err(|_| LinkError::Usage(format!("GPU_INLINE_THRESHOLD must be a number, not `{v}`")))?),
         (n, Err(_)) => n,
     };
     if let Some(n) = inline_threshold {
@@ -282,9 +286,9 @@ struct Llc<'a> {
 impl Llc<'_> {
     /// Writes `ir` (LLVM assembly) as `NAME.ll` and inlines its
     /// `alwaysinline` helpers into `NAME.bc`.
-    fn always_inline(&self, ir: &str, name: &str) -> Result<PathBuf, String> {
+    fn always_inline(&self, ir: &str, name: &str) -> Result<PathBuf, LinkError> {
         let text = self.work.join(format!("{name}.ll"));
-        fs::write(&text, ir).map_err(|e| format!("cannot write {}: {e}", text.display()))?;
+        fs::write(&text, ir).map_err(LinkError::io("write", &text))?;
         let out = self.work.join(format!("{name}.bc"));
         let args = ["-passes=always-inline".into(), format!("-mcpu={}", self.cpu).into(), "-o".into(), out.clone().into(), text.into()];
         run(&self.bin.join("opt"), &args)?;
@@ -293,7 +297,7 @@ impl Llc<'_> {
 
     /// The bitcode for `llc`: the rewritten IR with its helpers inlined
     /// (`NAME.bc`), or the optimized module when there was nothing to rewrite.
-    fn bitcode(&self, rewritten: Option<&str>, optimized: PathBuf) -> Result<PathBuf, String> {
+    fn bitcode(&self, rewritten: Option<&str>, optimized: PathBuf) -> Result<PathBuf, LinkError> {
         match rewritten {
             Some(ir) => self.always_inline(ir, "rewritten"),
             None => Ok(optimized),
@@ -301,14 +305,14 @@ impl Llc<'_> {
     }
 
     /// `llc` of `bitcode` to `NAME.ptx`, read back.
-    fn ptx(&self, bitcode: &Path, name: &str) -> Result<String, String> {
+    fn ptx(&self, bitcode: &Path, name: &str) -> Result<String, LinkError> {
         let ptx = self.work.join(format!("{name}.ptx"));
         self.compile(bitcode, &ptx, &[])?;
-        fs::read_to_string(&ptx).map_err(|e| format!("cannot read {}: {e}", ptx.display()))
+        fs::read_to_string(&ptx).map_err(LinkError::io("read", &ptx))
     }
 
     /// `llc` of `bitcode` to `output` (`extra` before the input, e.g. `-filetype=obj`).
-    fn compile(&self, bitcode: &Path, output: &Path, extra: &[&str]) -> Result<(), String> {
+    fn compile(&self, bitcode: &Path, output: &Path, extra: &[&str]) -> Result<(), LinkError> {
         let mut args: Vec<OsString> = vec![format!("-mcpu={}", self.cpu).into(), format!("-O{}", self.opt_level.min("3")).into()];
         args.extend(extra.iter().map(OsString::from));
         args.extend(["-o".into(), output.into(), bitcode.into()]);
@@ -318,7 +322,7 @@ impl Llc<'_> {
 
 /// amdgcn: `llc` to an object, `rust-lld` to a shared object (what the HIP
 /// runtime loads; rustc's own amdgcn link does the same).
-fn emit_amdgpu_code_object(llc: &Llc, bitcode: PathBuf, output: &Path) -> Result<(), String> {
+fn emit_amdgpu_code_object(llc: &Llc, bitcode: PathBuf, output: &Path) -> Result<(), LinkError> {
     let object = llc.work.join("out.o");
     llc.compile(&bitcode, &object, &["-filetype=obj"])?;
     run(
@@ -330,9 +334,9 @@ fn emit_amdgpu_code_object(llc: &Llc, bitcode: PathBuf, output: &Path) -> Result
 /// How many `llc`s a link of `ir_bytes` of LLVM assembly runs at once:
 /// `GPU_LD_JOBS` (1: one `llc`), else one per core (at most 8) from
 /// [`SPLIT_MIN_IR_BYTES`] up.
-fn codegen_jobs(ir_bytes: usize) -> Result<usize, String> {
+fn codegen_jobs(ir_bytes: usize) -> Result<usize, LinkError> {
     match std::env::var("GPU_LD_JOBS") {
-        Ok(v) => v.trim().parse::<usize>().map(|n| n.max(1)).map_err(|_| format!("GPU_LD_JOBS must be a number, not `{v}`")),
+        Ok(v) => v.trim().parse::<usize>().map(|n| n.max(1)).map_err(|_| LinkError::Usage(format!("GPU_LD_JOBS must be a number, not `{v}`"))),
         Err(_) if ir_bytes < SPLIT_MIN_IR_BYTES => Ok(1),
         Err(_) => Ok(std::thread::available_parallelism().map_or(1, |n| n.get()).min(8)),
     }
@@ -345,7 +349,7 @@ const SPLIT_MIN_IR_BYTES: usize = 4 << 20;
 /// nvptx64: `llc` to PTX (in parts, at once, where the module is large and
 /// the host has cores: [`split`]), the PTX repairs and the kernel's
 /// register cap.
-fn emit_ptx(llc: &Llc, rewritten: Option<String>, optimized: PathBuf, max_registers: Option<u32>, output: &Path) -> Result<(), String> {
+fn emit_ptx(llc: &Llc, rewritten: Option<String>, optimized: PathBuf, max_registers: Option<u32>, output: &Path) -> Result<(), LinkError> {
     let split = match &rewritten {
         Some(ir) => match codegen_jobs(ir.len())? {
             1 => None,
@@ -370,16 +374,16 @@ fn emit_ptx(llc: &Llc, rewritten: Option<String>, optimized: PathBuf, max_regist
                         })
                     })
                     .collect();
-                handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("an llc thread panicked".into()))).collect::<Result<Vec<_>, _>>()
+                handles.into_iter().map(|h| h.join().unwrap_or(Err(LinkError::LlcPanicked))).collect::<Result<Vec<_>, _>>()
             })?;
-            gpu_toolchain::ptx_parts::merge(&ptx_parts, &split.localized).map_err(|e| format!("joining the PTX parts: {e}"))?
+            gpu_toolchain::ptx_parts::merge(&ptx_parts, &split.localized).map_err(LinkError::Merge)?
         }
         (None, rewritten) => llc.ptx(&llc.bitcode(rewritten.as_deref(), optimized)?, "out")?,
     };
     let (mut ptx, _fixed) = ptx_fixup::fix_local_cas(&ptx);
     let regs = match (max_registers, std::env::var("GPU_NVPTX_MAX_REGISTERS")) {
         (Some(n), _) => n,
-        (None, Ok(v)) => v.trim().parse().map_err(|_| format!("GPU_NVPTX_MAX_REGISTERS must be a number, not `{v}`"))?,
+        (None, Ok(v)) => v.trim().parse().map_err(|_| LinkError::Usage(format!("GPU_NVPTX_MAX_REGISTERS must be a number, not `{v}`")))?,
         (None, Err(_)) => DEFAULT_MAX_REGISTERS,
     };
     if regs != 0 {
@@ -388,7 +392,7 @@ fn emit_ptx(llc: &Llc, rewritten: Option<String>, optimized: PathBuf, max_regist
             ptx = capped;
         }
     }
-    fs::write(output, ptx).map_err(|e| format!("cannot write {}: {e}", output.display()))
+    fs::write(output, ptx).map_err(LinkError::io("write", output))
 }
 
 /// Which rewrites of the optimized IR a link runs.
@@ -404,12 +408,12 @@ struct Passes {
 /// Runs the rewrites `passes` asks for on the optimized module; returns the
 /// rewritten IR (LLVM assembly), or `None` when nothing changed (no
 /// runtime).
-fn rewrite_ir(bin: &Path, work: &Path, optimized: &Path, target: Target, passes: Passes) -> Result<Option<String>, String> {
+fn rewrite_ir(bin: &Path, work: &Path, optimized: &Path, target: Target, passes: Passes) -> Result<Option<String>, LinkError> {
     let Passes { share, device_scope, depth_checks } = passes;
     let verbose = std::env::var_os("GPU_LD_VERBOSE").is_some();
     let text = work.join("optimized.ll");
     run(&bin.join("llvm-dis"), &["-o".into(), text.clone().into(), optimized.into()])?;
-    let mut ir = fs::read_to_string(&text).map_err(|e| format!("cannot read {}: {e}", text.display()))?;
+    let mut ir = fs::read_to_string(&text).map_err(LinkError::io("read", &text))?;
     let mut changed = false;
     if share && let Some((shared, report)) = shared_stack::rewrite(&ir, target) {
         if verbose {
@@ -467,9 +471,11 @@ mod tests {
 
     #[test]
     fn refuses_other_targets_and_missing_output() {
-        assert!(parse_args(&os(&["--target", "x86_64-unknown-linux-gnu", "-o", "x"])).unwrap_err().contains("nvptx64 and amdgcn"));
+        let other = parse_args(&os(&["--target", "x86_64-unknown-linux-gnu", "-o", "x"])).unwrap_err();
+        assert!(matches!(&other, LinkError::Usage(m) if m.contains("nvptx64 and amdgcn")), "{other}");
+        assert_eq!(other.exit_code(), 2);
         let amd = parse_args(&os(&["--target", "amdgcn-amd-amdhsa", "--target-cpu", "gfx942", "-o", "x.elf"])).unwrap();
         assert_eq!((amd.target, amd.target_cpu.as_deref()), (Target::Amdgcn, Some("gfx942")));
-        assert!(parse_args(&os(&["a.o"])).unwrap_err().contains("-o"));
+        assert!(parse_args(&os(&["a.o"])).unwrap_err().to_string().contains("-o"));
     }
 }
