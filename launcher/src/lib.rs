@@ -11,10 +11,11 @@ pub mod cuda;
 pub mod devices;
 pub mod exit;
 pub mod hip;
-pub mod launch_block;
 pub mod libpath;
 pub mod report;
-/// The ring's host end lives with the protocol in rt-common.
+/// The ring's host end and the launch block's image live with the protocol
+/// in rt-common, the contract both sides build from.
 pub use rt_common::host_ring as ring;
+pub use rt_common::launch_block;
 pub mod run;
 pub mod testutil;

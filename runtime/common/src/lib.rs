@@ -21,6 +21,7 @@
 //! | [`stack`] | stack-overflow reports for stacks in global memory |
 //! | [`abi_impl`], [`define_gpu_std_abi!`] | the `__gpu_std_*` functions |
 //! | `host_ring` (feature `host`) | the ring's host end: the server the launcher and the CPU harness run |
+//! | `launch_block` (feature `host`) | the host's image of the [`protocol::LaunchBlock`] and the argument/environment tables |
 //! | `cpu` (feature `cpu`) | `CpuHal` + a host harness running all of it on OS threads |
 //!
 //! Built as a dependency of std (`rustc-dep-of-std`): only `core` is used.
@@ -59,6 +60,8 @@ pub mod tls;
 pub mod cpu;
 #[cfg(any(test, feature = "host"))]
 pub mod host_ring;
+#[cfg(any(test, feature = "host"))]
+pub mod launch_block;
 
 #[cfg(all(test, not(loom)))]
 mod tests;

@@ -2,9 +2,10 @@
 //! and the argument/environment tables, serialised field by field (little
 //! endian, at `offset_of!` positions) so no `unsafe` byte view is needed.
 
-use std::mem::offset_of;
+use core::mem::offset_of;
+use std::vec::Vec;
 
-use rt_common::protocol::{LaunchBlock, StrRef};
+use crate::protocol::{LaunchBlock, StrRef};
 
 /// Bytes of a `LaunchBlock`.
 pub const LAUNCH_BLOCK_BYTES: usize = size_of::<LaunchBlock>();
@@ -88,7 +89,8 @@ pub fn string_tables(base: u64, args: &[Vec<u8>], env: &[Vec<u8>]) -> StringTabl
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rt_common::protocol::{ABI_VERSION, LAUNCH_MAGIC};
+    use std::vec;
+    use crate::protocol::{ABI_VERSION, LAUNCH_MAGIC};
 
     #[test]
     fn launch_block_fields_land_at_their_offsets() {
