@@ -43,6 +43,11 @@
 //! fn __gpu_std_unix_time_ns() -> u64;     // launch epoch + monotonic
 //! fn __gpu_std_random_u64() -> u64;       // seeded by the launcher, mixed per call
 //!
+//! // files, directories, stdin (sys::fs, sys::stdio): one call of hostcall.rs's CALL_*;
+//! // returns its status (-errno on failure); *reply_len = the reply's whole length
+//! fn __gpu_std_host_call(call: u32, head: *const u8, head_len: usize, body: *const u8, body_len: usize,
+//!                        reply: *mut u8, reply_cap: usize, reply_len: *mut usize) -> i64;
+//!
 //! // threads (sys::thread)
 //! fn __gpu_std_spawn(stack_size: usize, entry: unsafe extern "C" fn(*mut u8), data: *mut u8) -> i64;
 //!     // >= 0: a handle; ERR_NO_FREE_WARP if every warp is busy;

@@ -286,3 +286,63 @@ pub unsafe fn random_bytes<H: Hal>(rt: &Runtime, dest: *mut u8, len: usize) -> b
     }
     true
 }
+
+/// `__gpu_std_host_call`: one call of [`crate::hostcall`] — files,
+/// directories, stdin. Returns the status (`-errno` on failure) and stores
+/// the reply's total length in `reply_len` (which may exceed `reply_cap`;
+/// only `reply_cap` bytes are written). Without a usable ring: `-ENOSYS`.
+/// A stdin read the host has no input for yet (`-EAGAIN`) is asked again
+/// after a sleep, so the caller sees only data, the end, or an error.
+///
+/// # Safety
+/// `head`, `body` are readable for `head_len`, `body_len` bytes; `reply` is
+/// writable for `reply_cap` bytes; `reply_len` is writable.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn host_call<H: Hal>(
+    rt: &Runtime,
+    call: u32,
+    head: *const u8,
+    head_len: usize,
+    body: *const u8,
+    body_len: usize,
+    reply: *mut u8,
+    reply_cap: usize,
+    reply_len: *mut usize,
+) -> i64 {
+    use crate::hostcall::{CALL_STDIN_READ, errno};
+    leader_only::<H>(rt, "host_call");
+    let me = rt.me::<H>();
+    let slot = rt.slot(me);
+    leave_if_exiting::<H>(slot);
+    // SAFETY: the caller's contract (empty slices for zero lengths: the
+    // pointers may then be dangling or null).
+    let (head, body, reply) = unsafe {
+        (
+            if head_len == 0 { &[][..] } else { core::slice::from_raw_parts(head, head_len) },
+            if body_len == 0 { &[][..] } else { core::slice::from_raw_parts(body, body_len) },
+            if reply_cap == 0 { &mut [][..] } else { core::slice::from_raw_parts_mut(reply, reply_cap) },
+        )
+    };
+    if !rt.ring().is_usable() {
+        // SAFETY: the caller's contract.
+        unsafe { reply_len.write(0) };
+        return -i64::from(errno::ENOSYS);
+    }
+    let mut nap_ns: u32 = 20_000;
+    loop {
+        let (status, total) = ring::host_call::<H, _>(rt.ring(), &slot.wait, rt.wait_sleep_ns(), me, call, head, body, reply);
+        if call == CALL_STDIN_READ && status == -i64::from(errno::EAGAIN) {
+            // No input yet: wait as a sleeping thread would (reported as
+            // waiting for the host), up to 1 ms between asks.
+            slot.wait.store(crate::protocol::WAIT_HOST, crate::primitive::Ordering::Relaxed);
+            H::sleep_ns(nap_ns);
+            nap_ns = (nap_ns * 2).min(1_000_000);
+            leave_if_exiting::<H>(slot);
+            continue;
+        }
+        slot.wait.store(crate::protocol::WAIT_NONE, crate::primitive::Ordering::Relaxed);
+        // SAFETY: the caller's contract.
+        unsafe { reply_len.write(usize::try_from(total).unwrap_or(usize::MAX)) };
+        return status;
+    }
+}

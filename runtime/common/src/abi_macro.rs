@@ -90,6 +90,24 @@ macro_rules! define_gpu_std_abi {
             $crate::abi_impl::random_u64($rt)
         }
 
+        /// Files, directories and stdin through the host (`hostcall.rs`).
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn __gpu_std_host_call(
+            call: u32,
+            head: *const u8,
+            head_len: usize,
+            body: *const u8,
+            body_len: usize,
+            reply: *mut u8,
+            reply_cap: usize,
+            reply_len: *mut usize,
+        ) -> i64 {
+            // SAFETY: std passes slices it owns for these lengths.
+            $with_hal!(H => unsafe {
+                $crate::abi_impl::host_call::<H>($rt, call, head, head_len, body, body_len, reply, reply_cap, reply_len)
+            })
+        }
+
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn __gpu_std_spawn(
             stack_size: usize,

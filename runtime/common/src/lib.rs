@@ -43,6 +43,7 @@ pub mod backoff;
 pub mod futex;
 pub mod hal;
 pub mod heap;
+pub mod hostcall;
 pub mod lanes;
 mod primitive;
 pub mod process;

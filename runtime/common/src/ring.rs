@@ -325,3 +325,62 @@ pub fn write<H: Hal, M: RingMem>(
         send::<H, M>(m, wait, max_sleep_ns, &p, chunk);
     }
 }
+
+/// A host call ([`crate::hostcall`]): sends the request `head ++ body` in
+/// [`OP_CALL`](crate::hostcall::OP_CALL) packets, waits for the reply, and
+/// copies up to `reply.len()` of its bytes into `reply` (fetching beyond
+/// the first slot with `OP_CALL_MORE`). Returns the status and the reply's
+/// total length (which may exceed `reply.len()`; the rest is dropped).
+#[allow(clippy::too_many_arguments)]
+pub fn host_call<H: Hal, M: RingMem>(
+    m: &M,
+    wait: &AtomicU32,
+    max_sleep_ns: u32,
+    thread: u32,
+    call: u32,
+    head: &[u8],
+    body: &[u8],
+    reply: &mut [u8],
+) -> (i64, u64) {
+    use crate::hostcall::{FIRST_REPLY_BYTES, OP_CALL, OP_CALL_MORE, REPLY_HEAD_BYTES, ReplyHead};
+    let total = head.len() + body.len();
+    let byte_at = |i: usize| if i < head.len() { head[i] } else { body[i - head.len()] };
+    let mut chunk = [0u8; RING_PAYLOAD_BYTES];
+    let mut sent = 0;
+    loop {
+        let n = (total - sent).min(RING_PAYLOAD_BYTES);
+        for (k, b) in chunk[..n].iter_mut().enumerate() {
+            *b = byte_at(sent + k);
+        }
+        sent += n;
+        let last = sent == total;
+        let p = Packet {
+            op: OP_CALL,
+            thread,
+            flags: if last { 0 } else { FLAG_MORE },
+            arg0: u64::from(call),
+            arg1: total as u64,
+        };
+        if !last {
+            send::<H, M>(m, wait, max_sleep_ns, &p, &chunk[..n]);
+            continue;
+        }
+        // The reply lands in `chunk` (the request's bytes are sent).
+        let mut first = [0u8; RING_PAYLOAD_BYTES];
+        call_for_bytes::<H, M>(m, wait, max_sleep_ns, &p, &chunk[..n], &mut first);
+        let mut head_bytes = [0u8; REPLY_HEAD_BYTES];
+        head_bytes.copy_from_slice(&first[..REPLY_HEAD_BYTES]);
+        let rh = ReplyHead::from_bytes(&head_bytes);
+        let want = reply.len().min(usize::try_from(rh.total).unwrap_or(usize::MAX));
+        let n = want.min(FIRST_REPLY_BYTES);
+        reply[..n].copy_from_slice(&first[REPLY_HEAD_BYTES..REPLY_HEAD_BYTES + n]);
+        let mut got = n;
+        while got < want {
+            let k = (want - got).min(RING_PAYLOAD_BYTES);
+            let more = Packet { op: OP_CALL_MORE, thread, flags: 0, arg0: got as u64, arg1: 0 };
+            call_for_bytes::<H, M>(m, wait, max_sleep_ns, &more, &[], &mut reply[got..got + k]);
+            got += k;
+        }
+        return (rh.status, rh.total);
+    }
+}

@@ -10,6 +10,8 @@
 /// functions (the `ERR_*` codes): std names them here, so there is one
 /// definition, `rt_common::abi`.
 pub use rt_common::abi as std_abi;
+/// The host-call contract std's file system and stdin encode (`hostcall.rs`).
+pub use rt_common::hostcall as std_hostcall;
 
 #[cfg(target_arch = "nvptx64")]
 pub mod hal;
