@@ -89,9 +89,12 @@ _Static_assert(sizeof(hipModule_t) == sizeof(void*), "sizeof(hipModule_t)");
 _Static_assert(sizeof(hipFunction_t) == sizeof(void*), "sizeof(hipFunction_t)");
 _Static_assert(sizeof(hipDeviceptr_t) == sizeof(void*), "sizeof(hipDeviceptr_t)");
 
-/* Where the arch name (gcnArchName) lies in the device properties. */
+/* Where the arch name (gcnArchName) lies in the device properties, and that
+ * the buffer HIP writes them into (result::PropBuffer) holds the struct. */
 #if HIP_VERSION_MAJOR >= 6
 _Static_assert(offsetof(hipDeviceProp_tR0600, gcnArchName) == 1160, "R0600 gcnArchName");
+_Static_assert(sizeof(hipDeviceProp_tR0600) <= 8192, "R0600 fits the buffer");
 #else
 _Static_assert(offsetof(hipDeviceProp_t, gcnArchName) == 396, "R0000 gcnArchName");
+_Static_assert(sizeof(hipDeviceProp_t) <= 8192, "R0000 fits the buffer");
 #endif

@@ -1,10 +1,12 @@
 //! Generates `launcher/hip-abi-check/check.c`: a C file that assigns every
 //! real HIP function to a pointer of the signature our Rust table uses and
-//! statically asserts the values and offsets we hard-code. Compiled against
+//! statically asserts the values, offsets and sizes we hard-code. Compiled against
 //! `<hip/hip_runtime_api.h>` (CI installs Debian's `libamdhip64-dev`), it
 //! fails to compile when our table and the real headers disagree.
 
-use super::sys::{CONSTANTS, GCN_ARCH_NAME_OFFSET_R0000, GCN_ARCH_NAME_OFFSET_R0600, Signature, signatures};
+use super::sys::{
+    CONSTANTS, DEVICE_PROP_BUFFER, GCN_ARCH_NAME_OFFSET_R0000, GCN_ARCH_NAME_OFFSET_R0600, Signature, signatures,
+};
 
 /// The `#if` guard for an entry present in HIP majors `since..before`.
 fn guard(since: Option<u32>, before: Option<u32>) -> Option<String> {
@@ -60,11 +62,14 @@ pub fn c_source() -> String {
         c.push_str(&format!("_Static_assert(sizeof({ty}) == sizeof({like}), \"sizeof({ty})\");\n"));
     }
     c.push_str(&format!(
-        "\n/* Where the arch name (gcnArchName) lies in the device properties. */\n\
+        "\n/* Where the arch name (gcnArchName) lies in the device properties, and that\n \
+         * the buffer HIP writes them into (result::PropBuffer) holds the struct. */\n\
          #if HIP_VERSION_MAJOR >= 6\n\
          _Static_assert(offsetof(hipDeviceProp_tR0600, gcnArchName) == {GCN_ARCH_NAME_OFFSET_R0600}, \"R0600 gcnArchName\");\n\
+         _Static_assert(sizeof(hipDeviceProp_tR0600) <= {DEVICE_PROP_BUFFER}, \"R0600 fits the buffer\");\n\
          #else\n\
          _Static_assert(offsetof(hipDeviceProp_t, gcnArchName) == {GCN_ARCH_NAME_OFFSET_R0000}, \"R0000 gcnArchName\");\n\
+         _Static_assert(sizeof(hipDeviceProp_t) <= {DEVICE_PROP_BUFFER}, \"R0000 fits the buffer\");\n\
          #endif\n"
     ));
     c

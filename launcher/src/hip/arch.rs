@@ -9,18 +9,15 @@
 
 use std::ffi::c_int;
 
+use super::result;
 use super::sys::*;
 
 pub fn target_id(api: &HipApi, device: c_int) -> Option<String> {
-    let mut buf = vec![0u8; DEVICE_PROP_BUFFER];
-    let offset = if let Some(get) = api.hipGetDevicePropertiesR0600 {
-        // SAFETY: the buffer is larger than hipDeviceProp_tR0600 (1472 bytes).
-        let e = unsafe { get(buf.as_mut_ptr().cast(), device) };
-        (e.0 == hipSuccess).then_some(GCN_ARCH_NAME_OFFSET_R0600)
-    } else if let Some(get) = api.hipGetDeviceProperties {
-        // SAFETY: the buffer is larger than ROCm 5's hipDeviceProp_t (792 bytes).
-        let e = unsafe { get(buf.as_mut_ptr().cast(), device) };
-        (e.0 == hipSuccess).then_some(GCN_ARCH_NAME_OFFSET_R0000)
+    let mut buf: result::PropBuffer = [0; DEVICE_PROP_BUFFER];
+    let offset = if let Some(r) = result::get_device_properties_r0600(api, &mut buf, device) {
+        r.ok().map(|()| GCN_ARCH_NAME_OFFSET_R0600)
+    } else if let Some(r) = result::get_device_properties(api, &mut buf, device) {
+        r.ok().map(|()| GCN_ARCH_NAME_OFFSET_R0000)
     } else {
         None
     }?;

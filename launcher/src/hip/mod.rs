@@ -1,14 +1,25 @@
-//! The AMD backend: `libamdhip64` loaded at run time ([`sys`] is the raw
-//! table), `Result`-returning wrappers here, and the safe [`HipBackend`].
+//! The AMD backend: `libamdhip64` loaded at run time, in three layers as
+//! cudarc does the CUDA driver API: [`sys`] is the raw table (each entry
+//! point declared once, its C signature checked against the real headers by
+//! [`abi_check`]); [`result`] has one checked function per HIP call, and is
+//! where the FFI `unsafe` lives; this file is the safe layer, the
+//! [`HipBackend`] behind the `Backend` trait, which calls only `result` and
+//! turns its [`HipError`]s into the launcher's [`BackendError`]s.
+//!
+//! The `unsafe` left here is where no safe wrapper can exist, each saying
+//! why: trusting the loaded library ([`api`]), handing HIP a code object it
+//! reads without a length (`load`), the `Backend` trait's raw addresses
+//! (`upload`, `zero`, `read_back`), a kernel launch, and unloading the
+//! module whose function the backend holds (`Drop`).
 
 #![allow(non_upper_case_globals)] // HIP's own names for its constants
 
 pub mod abi_check;
 mod arch;
+pub mod result;
 pub mod sys;
 
-use std::ffi::{CStr, CString, c_int, c_void};
-use std::ptr;
+use std::ffi::{CString, c_int, c_void};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -18,6 +29,7 @@ use crate::backend::{Backend, BackendError, DeviceInfo, KernelInfo, MappedBuf, V
 use crate::codeobj::amdgpu::{TargetId, check_compatible};
 use crate::codeobj::{CodeObject, Kind};
 use crate::libpath;
+use result::{DeviceAlloc, Function, HipError, HostAlloc, Module, Stream};
 use sys::*;
 
 /// The paths tried for `libamdhip64`, in order: `$ROCM_PATH/lib`,
@@ -50,133 +62,169 @@ pub fn api() -> Result<&'static HipApi, BackendError> {
             .map_err(|tried| BackendError::NoLibrary { vendor: Vendor::Amd, tried })?;
         let _ = LOADED.set(path.clone());
         // SAFETY: `lib` is a HIP runtime; the table's signatures are checked
-        // against the real headers (hip-abi-check).
+        // against the real headers (hip-abi-check). No safe wrapper can say
+        // more: whether a library is that runtime cannot be checked at run
+        // time, so the launcher trusts the one it found or was pointed at
+        // (as `libpath::load_first` trusts its initialisers).
         let api = unsafe { HipApi::load(lib, path.clone()) }.map_err(|symbol| BackendError::MissingSymbol {
             vendor: Vendor::Amd,
             path: path.clone(),
             symbol: symbol.into(),
         })?;
-        // SAFETY: hipInit takes flags = 0.
-        let e = unsafe { (api.hipInit)(0) };
-        if e.0 != hipSuccess {
-            let (name, desc) = api.error_text(e);
-            let detail = match e.0 {
-                hipErrorNoDevice | hipErrorInvalidDevice => format!(
-                    "the HIP runtime ({path}) found no AMD GPU (hipInit: {name}); check that the amdgpu \
-                     driver is loaded and that you may open /dev/kfd and /dev/dri/renderD* (groups video, render)"
-                ),
-                hipErrorInsufficientDriver => {
-                    format!("the HIP runtime ({path}) needs a newer amdgpu kernel driver (hipInit: {name})")
-                }
-                _ => format!("hipInit failed in {path}: {name}{}", paren(&desc)),
-            };
-            return Err(BackendError::NoDevice { vendor: Vendor::Amd, detail });
-        }
+        result::init(&api, 0).map_err(|e| init_failed(&path, &e))?;
         Ok(api)
     });
     r.as_ref().map_err(Clone::clone)
 }
 
-impl HipApi {
-    /// `(name, description)` of an error code.
-    pub fn error_text(&self, e: hipError_t) -> (String, String) {
-        // SAFETY: both return static C strings (or null for unknown codes).
-        let text = |p: *const std::ffi::c_char| {
-            if p.is_null() {
-                None
-            } else {
-                // SAFETY: non-null pointers from HIP are NUL-terminated statics.
-                Some(unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
-            }
-        };
-        // SAFETY: plain lookups of static strings.
-        let (n, d) = unsafe { ((self.hipGetErrorName)(e), (self.hipGetErrorString)(e)) };
-        let name = text(n).unwrap_or_else(|| format!("hipError_t {}", e.0));
-        // Old runtimes return the name as the description too.
-        let desc = text(d).filter(|d| *d != name).unwrap_or_default();
-        (name, desc)
-    }
+// ------------------------------------------- HipError → BackendError
 
-    /// Turns a return code into a `Result`.
-    fn check(&self, call: &'static str, e: hipError_t, hint: &str) -> Result<(), BackendError> {
-        if e.0 == hipSuccess {
-            return Ok(());
+/// A failed call, named by its HIP function and without a hint, is
+/// [`BackendError::Api`] (exit code: device fault). Calls that mean
+/// something else map their errors themselves, below.
+impl From<HipError> for BackendError {
+    fn from(e: HipError) -> BackendError {
+        api_error(e, "")
+    }
+}
+
+/// [`BackendError::Api`] for `e`, named by its HIP function, with `hint`.
+fn api_error(e: HipError, hint: &str) -> BackendError {
+    api_as(e.call, e, hint)
+}
+
+/// [`BackendError::Api`] for `e`, under the name `call` the launcher gives
+/// the step (`hipHostMalloc(coherent, mapped)`).
+fn api_as(call: &'static str, e: HipError, hint: &str) -> BackendError {
+    BackendError::Api { call, name: e.name, desc: e.desc, hint: hint.into() }
+}
+
+/// `hipInit` failed in the runtime at `path`: no usable AMD GPU.
+fn init_failed(path: &str, e: &HipError) -> BackendError {
+    let name = &e.name;
+    let detail = match e.code.0 {
+        hipErrorNoDevice | hipErrorInvalidDevice => format!(
+            "the HIP runtime ({path}) found no AMD GPU (hipInit: {name}); check that the amdgpu \
+             driver is loaded and that you may open /dev/kfd and /dev/dri/renderD* (groups video, render)"
+        ),
+        hipErrorInsufficientDriver => {
+            format!("the HIP runtime ({path}) needs a newer amdgpu kernel driver (hipInit: {name})")
         }
-        let (name, desc) = self.error_text(e);
-        Err(BackendError::Api { call, name, desc, hint: hint.into() })
-    }
+        _ => format!("hipInit failed in {path}: {name}{}", paren(&e.desc)),
+    };
+    BackendError::NoDevice { vendor: Vendor::Amd, detail }
+}
 
-    fn attr(&self, device: c_int, a: c_int) -> Result<i32, BackendError> {
-        let mut v = 0;
-        // SAFETY: `v` is a valid out-pointer; `device` an ordinal below the count.
-        let e = unsafe { (self.hipDeviceGetAttribute)(&mut v, hipDeviceAttribute_t(a), device) };
-        self.check("hipDeviceGetAttribute", e, "").map(|()| v)
+/// `hipGetDeviceCount`'s answer: no device (0, or `hipErrorNoDevice`) is
+/// [`BackendError::NoDevice`].
+fn count_or_no_device(path: &str, count: Result<u32, HipError>) -> Result<u32, BackendError> {
+    match count {
+        Ok(0) => Err(no_gpu(path)),
+        Err(e) if e.is(hipErrorNoDevice) => Err(no_gpu(path)),
+        r => r.map_err(BackendError::from),
     }
+}
 
-    fn device_count(&self) -> Result<u32, BackendError> {
-        let mut n = 0;
-        // SAFETY: `n` is a valid out-pointer.
-        let e = unsafe { (self.hipGetDeviceCount)(&mut n) };
-        if e.0 == hipErrorNoDevice || (e.0 == hipSuccess && n <= 0) {
-            return Err(BackendError::NoDevice {
-                vendor: Vendor::Amd,
-                detail: format!("the HIP runtime ({}) sees no AMD GPU", self.path),
-            });
-        }
-        self.check("hipGetDeviceCount", e, "").map(|()| n as u32)
-    }
+fn no_gpu(path: &str) -> BackendError {
+    BackendError::NoDevice { vendor: Vendor::Amd, detail: format!("the HIP runtime ({path}) sees no AMD GPU") }
+}
 
-    fn device_info(&self, index: u32) -> Result<DeviceInfo, BackendError> {
-        let d = index as c_int;
-        let mut dev = hipDevice_t(0);
-        // SAFETY: valid out-pointer, ordinal below the count.
-        self.check("hipDeviceGet", unsafe { (self.hipDeviceGet)(&mut dev, d) }, "")?;
-        let mut name = [0 as std::ffi::c_char; 256];
-        // SAFETY: the buffer holds `len` bytes; HIP NUL-terminates within it.
-        let e = unsafe { (self.hipDeviceGetName)(name.as_mut_ptr(), name.len() as c_int - 1, dev) };
-        self.check("hipDeviceGetName", e, "")?;
-        // SAFETY: zero-initialised buffer with a NUL at the end at least.
-        let name = unsafe { CStr::from_ptr(name.as_ptr()) }.to_string_lossy().into_owned();
-        let mut total = 0usize;
-        // SAFETY: valid out-pointer.
-        self.check("hipDeviceTotalMem", unsafe { (self.hipDeviceTotalMem)(&mut total, dev) }, "")?;
-        let cus = self.attr(d, hipDeviceAttributeMultiprocessorCount)?.max(0) as u32;
-        let warp = self.attr(d, hipDeviceAttributeWarpSize)?.max(1) as u32;
-        let per_cu = self.attr(d, hipDeviceAttributeMaxThreadsPerMultiProcessor)?.max(0) as u32;
-        let mut version = 0;
-        // SAFETY: valid out-pointer.
-        let _ = unsafe { (self.hipRuntimeGetVersion)(&mut version) };
-        Ok(DeviceInfo {
-            index,
-            vendor: Vendor::Amd,
-            name,
-            arch: arch::target_id(self, d).unwrap_or_else(|| "gfx?".into()),
-            compute_units: cus,
-            warp_size: warp,
-            max_threads_per_cu: per_cu,
-            max_resident_warps: per_cu / warp * cus,
-            total_memory: total as u64,
-            driver_version: version,
-        })
+/// `hipModuleLoadData` refused the code object.
+fn load_refused(code: &CodeObject, info: &DeviceInfo, e: &HipError) -> BackendError {
+    BackendError::CodeObject(format!(
+        "{}: the HIP runtime refused {} on {} ({}): {}{}",
+        code.path.display(),
+        code.describe(),
+        info.name,
+        info.arch,
+        e.name,
+        paren(&e.desc)
+    ))
+}
+
+/// `hipModuleGetFunction` failed: a missing kernel is the code object's
+/// fault.
+fn entry_error(code: &CodeObject, e: HipError) -> BackendError {
+    if e.is(hipErrorNotFound) || e.is(hipErrorInvalidKernelFile) { no_entry(code) } else { e.into() }
+}
+
+const SET_STACK: &str = "hipDeviceSetLimit(hipLimitStackSize)";
+
+/// `hipDeviceSetLimit(hipLimitStackSize, bytes)` failed: a size the device
+/// refuses is a usage error.
+fn stack_error(e: HipError, bytes: u64, option: &str) -> BackendError {
+    if e.is(hipErrorInvalidValue) || e.is(hipErrorOutOfMemory) {
+        stack_refused(bytes, option, SET_STACK, &e.name, e.is(hipErrorOutOfMemory))
+    } else {
+        api_as(SET_STACK, e, &format!("lower {option}"))
     }
+}
+
+/// The kernel's stream reported `e`: the device faulted.
+fn fault(e: HipError, call_stack: u64) -> BackendError {
+    let hint = match e.code.0 {
+        hipErrorIllegalAddress => format!(
+            "A thread accessed memory it may not (a runtime bug, an unsafe block, or a stack overflow: \
+             try a --call-stack-size above {call_stack})"
+        ),
+        hipErrorLaunchFailure | hipErrorAssert => "A thread trapped (abort, an unreachable path) or faulted".into(),
+        _ => String::new(),
+    };
+    BackendError::Fault { name: e.name, desc: e.desc, hint }
+}
+
+const READ_BACK: &str = "hipMemcpyDtoHAsync (thread table)";
+
+// ------------------------------------------------------------ devices
+
+fn device_count(api: &HipApi) -> Result<u32, BackendError> {
+    count_or_no_device(&api.path, result::device_count(api))
+}
+
+fn device_info(api: &HipApi, index: u32) -> Result<DeviceInfo, BackendError> {
+    let d = index as c_int;
+    let dev = result::device_get(api, d)?;
+    let name = result::device_get_name(api, dev)?;
+    let total = result::device_total_mem(api, dev)?;
+    let cus = result::device_get_attribute(api, hipDeviceAttributeMultiprocessorCount, d)?.max(0) as u32;
+    let warp = result::device_get_attribute(api, hipDeviceAttributeWarpSize, d)?.max(1) as u32;
+    let per_cu = result::device_get_attribute(api, hipDeviceAttributeMaxThreadsPerMultiProcessor, d)?.max(0) as u32;
+    // Informational: 0 if the runtime does not say.
+    let version = result::runtime_get_version(api).unwrap_or(0);
+    Ok(DeviceInfo {
+        index,
+        vendor: Vendor::Amd,
+        name,
+        arch: arch::target_id(api, d).unwrap_or_else(|| "gfx?".into()),
+        compute_units: cus,
+        warp_size: warp,
+        max_threads_per_cu: per_cu,
+        max_resident_warps: per_cu / warp * cus,
+        total_memory: total as u64,
+        driver_version: version,
+    })
 }
 
 /// The AMD devices.
 pub fn devices() -> Result<Vec<DeviceInfo>, BackendError> {
     let api = api()?;
-    (0..api.device_count()?).map(|i| api.device_info(i)).collect()
+    (0..device_count(api)?).map(|i| device_info(api, i)).collect()
 }
 
-/// One AMD device, current on the opening thread.
+/// One AMD device, current on the opening thread. It owns what it creates
+/// and frees it in `Drop`, unless a launched kernel has not finished.
 pub struct HipBackend {
     api: &'static HipApi,
     info: DeviceInfo,
-    module: Option<hipModule_t>,
-    func: Option<hipFunction_t>,
-    stream: hipStream_t,
-    side: hipStream_t,
-    device_allocs: Vec<*mut c_void>,
-    host_allocs: Vec<*mut c_void>,
+    module: Option<Module>,
+    /// The kernel entry, a function of `module`.
+    func: Option<Function>,
+    /// The kernel's stream and a second one for copies while it runs; both
+    /// non-blocking. `Some` until `Drop` destroys them.
+    stream: Option<Stream>,
+    side: Option<Stream>,
+    device_allocs: Vec<DeviceAlloc>,
+    host_allocs: Vec<HostAlloc>,
     launched: bool,
     finished: bool,
     /// The driver's per-lane call stack, for fault hints.
@@ -186,26 +234,21 @@ pub struct HipBackend {
 impl HipBackend {
     pub fn open(index: u32) -> Result<HipBackend, BackendError> {
         let api = api()?;
-        let count = api.device_count()?;
+        let count = device_count(api)?;
         if index >= count {
             return Err(BackendError::NoSuchDevice { vendor: Vendor::Amd, index, count });
         }
-        let info = api.device_info(index)?;
-        // SAFETY: ordinal below the count.
-        api.check("hipSetDevice", unsafe { (api.hipSetDevice)(index as c_int) }, "")?;
-        let mut streams = [hipStream_t(ptr::null_mut()); 2];
-        for s in &mut streams {
-            // SAFETY: valid out-pointer; destroyed in Drop.
-            let e = unsafe { (api.hipStreamCreateWithFlags)(s, hipStreamNonBlocking) };
-            api.check("hipStreamCreateWithFlags", e, "")?;
-        }
+        let info = device_info(api, index)?;
+        result::set_device(api, index as c_int)?;
+        let stream = result::stream_create_with_flags(api, hipStreamNonBlocking)?;
+        let side = result::stream_create_with_flags(api, hipStreamNonBlocking)?;
         Ok(HipBackend {
             api,
             info,
             module: None,
             func: None,
-            stream: streams[0],
-            side: streams[1],
+            stream: Some(stream),
+            side: Some(side),
             device_allocs: Vec::new(),
             host_allocs: Vec::new(),
             launched: false,
@@ -214,22 +257,24 @@ impl HipBackend {
         })
     }
 
-    /// Whether the loaded `module` defines the global `name`.
-    fn defines_global(&self, module: hipModule_t, name: &str) -> bool {
-        let name = CString::new(name).expect("no NUL in a symbol name");
-        let (mut ptr, mut bytes) = (hipDeviceptr_t(ptr::null_mut()), 0usize);
-        // SAFETY: `module` is loaded; valid out-pointers; a missing global
-        // is an error result (hipErrorNotFound).
-        let e = unsafe { (self.api.hipModuleGetGlobal)(&mut ptr, &mut bytes, module, name.as_ptr()) };
-        e.0 == hipSuccess
+    fn stream(&self) -> &Stream {
+        self.stream.as_ref().expect("the streams live until drop")
     }
 
-    fn func_attr(&self, f: hipFunction_t, a: c_int) -> Option<i32> {
-        let mut v = 0;
-        // SAFETY: valid out-pointer; `f` is a function of the loaded module.
-        let e = unsafe { (self.api.hipFuncGetAttribute)(&mut v, hipFunction_attribute(a), f) };
-        (e.0 == hipSuccess).then_some(v)
+    fn side(&self) -> &Stream {
+        self.side.as_ref().expect("the streams live until drop")
     }
+}
+
+/// Whether the loaded `module` defines the global `name`.
+fn defines_global(api: &HipApi, module: &Module, name: &str) -> bool {
+    let name = CString::new(name).expect("no NUL in a symbol name");
+    // Any failure counts as "not defined", as a missing global does.
+    matches!(result::module_get_global(api, module, &name), Ok(Some(_)))
+}
+
+fn func_attr(api: &HipApi, f: &Function, a: c_int) -> Option<i32> {
+    result::func_get_attribute(api, f, a).ok()
 }
 
 fn no_entry(code: &CodeObject) -> BackendError {
@@ -265,40 +310,26 @@ impl Backend for HipBackend {
             return Err(no_entry(code));
         }
         let api = self.api;
-        let mut module = hipModule_t(ptr::null_mut());
-        // SAFETY: `code.bytes` is a complete code object that outlives the call.
-        let e = unsafe { (api.hipModuleLoadData)(&mut module, code.bytes.as_ptr().cast()) };
-        if e.0 != hipSuccess {
-            let (name, desc) = api.error_text(e);
-            return Err(BackendError::CodeObject(format!(
-                "{}: the HIP runtime refused {} on {} ({}): {name}{}",
-                code.path.display(),
-                code.describe(),
-                self.info.name,
-                self.info.arch,
-                paren(&desc)
-            )));
-        }
-        self.module = Some(module);
+        // SAFETY: `code.bytes` is the whole file, which `codeobj` detected as
+        // an AMDGPU ELF (e_machine 224, kernel descriptor read); it is
+        // borrowed for the call. No safe wrapper can exist: HIP takes no
+        // length and reads as far as the file's own headers say, which only
+        // a full ELF validation could vouch for.
+        let module = unsafe { result::module_load_data(api, &code.bytes) }
+            .map_err(|e| load_refused(code, &self.info, &e))?;
+        let module = &*self.module.insert(module);
         let name = CString::new(KERNEL_ENTRY).expect("no NUL in the entry name");
-        let mut func = hipFunction_t(ptr::null_mut());
-        // SAFETY: `module` is loaded; `name` is NUL-terminated.
-        let e = unsafe { (api.hipModuleGetFunction)(&mut func, module, name.as_ptr()) };
-        if e.0 == hipErrorNotFound || e.0 == hipErrorInvalidKernelFile {
-            return Err(no_entry(code));
-        }
-        api.check("hipModuleGetFunction", e, "")?;
-        self.func = Some(func);
+        let func = result::module_get_function(api, module, &name).map_err(|e| entry_error(code, e))?;
+        let func = &*self.func.insert(func);
         Ok(KernelInfo {
             lanes: amd.lanes(),
-            max_block_threads: self.func_attr(func, HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK).unwrap_or(0).max(0)
+            max_block_threads: func_attr(api, func, HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK).unwrap_or(0).max(0)
                 as u32,
-            registers: self.func_attr(func, HIP_FUNC_ATTRIBUTE_NUM_REGS).map(|r| r as u32),
-            local_bytes: self
-                .func_attr(func, HIP_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)
+            registers: func_attr(api, func, HIP_FUNC_ATTRIBUTE_NUM_REGS).map(|r| r as u32),
+            local_bytes: func_attr(api, func, HIP_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)
                 .map(|l| l as u64)
                 .or(amd.private_segment_size.map(u64::from)),
-            shared_stacks: self.defines_global(module, SHARED_STACKS_SYMBOL),
+            shared_stacks: defines_global(api, module, SHARED_STACKS_SYMBOL),
             // Only a wave's leader lane runs frames (rt-amdgpu's start.rs).
             stack_lanes: rt_common::protocol::AMD_FRAME_LANES,
         })
@@ -306,17 +337,8 @@ impl Backend for HipBackend {
 
     fn set_call_stack(&mut self, bytes: u64, option: &str) -> Result<(), BackendError> {
         let api = self.api;
-        let call = "hipDeviceSetLimit(hipLimitStackSize)";
-        match api.hipDeviceSetLimit {
-            Some(set) => {
-                // SAFETY: a plain limit setting on the current device.
-                let e = unsafe { set(hipLimit_t(hipLimitStackSize), bytes as usize) };
-                if e.0 == hipErrorInvalidValue || e.0 == hipErrorOutOfMemory {
-                    let name = api.error_text(e).0;
-                    return Err(stack_refused(bytes, option, call, &name, e.0 == hipErrorOutOfMemory));
-                }
-                api.check(call, e, &format!("lower {option}"))?;
-            }
+        match result::device_set_limit(api, hipLimitStackSize, bytes as usize) {
+            Some(r) => r.map_err(|e| stack_error(e, bytes, option))?,
             None => eprintln!(
                 "gpurun: warning: this HIP runtime ({}) cannot set the stack size (no hipDeviceSetLimit); \
                  {option} is not applied",
@@ -328,131 +350,112 @@ impl Backend for HipBackend {
     }
 
     fn occupancy(&mut self, block_threads: u32) -> Result<u32, BackendError> {
-        let func = self.func.expect("load before occupancy");
-        let mut n = 0;
-        // SAFETY: valid out-pointer; `func` is a function of the loaded module.
-        let e = unsafe {
-            (self.api.hipModuleOccupancyMaxActiveBlocksPerMultiprocessor)(&mut n, func, block_threads as c_int, 0)
-        };
-        self.api.check("hipModuleOccupancyMaxActiveBlocksPerMultiprocessor", e, "").map(|()| n.max(0) as u32)
+        let func = self.func.as_ref().expect("load before occupancy");
+        let block = block_threads as c_int;
+        let n = result::module_occupancy_max_active_blocks_per_multiprocessor(self.api, func, block, 0)?;
+        Ok(n.max(0) as u32)
     }
 
     fn free_memory(&mut self) -> Result<u64, BackendError> {
-        let (mut free, mut total) = (0usize, 0usize);
-        // SAFETY: valid out-pointers.
-        let e = unsafe { (self.api.hipMemGetInfo)(&mut free, &mut total) };
-        self.api.check("hipMemGetInfo", e, "").map(|()| free as u64)
+        let (free, _total) = result::mem_get_info(self.api)?;
+        Ok(free as u64)
     }
 
     fn alloc(&mut self, bytes: usize) -> Result<u64, BackendError> {
-        let mut p = ptr::null_mut();
-        // SAFETY: valid out-pointer; freed in Drop.
-        let e = unsafe { (self.api.hipMalloc)(&mut p, bytes.max(1)) };
-        self.api.check("hipMalloc", e, "lower --heap-size, --stack-size or --threads")?;
-        self.device_allocs.push(p);
-        Ok(p as u64)
+        let mem = result::malloc(self.api, bytes.max(1))
+            .map_err(|e| api_error(e, "lower --heap-size, --stack-size or --threads"))?;
+        let addr = mem.as_ptr() as u64;
+        self.device_allocs.push(mem);
+        Ok(addr)
     }
 
     fn alloc_mapped(&mut self, bytes: usize) -> Result<MappedBuf, BackendError> {
-        let mut host = ptr::null_mut();
         let flags = hipHostMallocMapped | hipHostMallocCoherent | hipHostMallocPortable;
-        // SAFETY: valid out-pointer; freed in Drop.
-        let e = unsafe { (self.api.hipHostMalloc)(&mut host, bytes.max(1), flags) };
-        self.api.check("hipHostMalloc(coherent, mapped)", e, "")?;
+        let host = result::host_malloc(self.api, bytes.max(1), flags)
+            .map_err(|e| api_as("hipHostMalloc(coherent, mapped)", e, ""))?;
+        // Owned from here on, so freed in Drop if the next call fails.
         self.host_allocs.push(host);
-        let mut dev = ptr::null_mut();
-        // SAFETY: `host` is a live mapped allocation.
-        let e = unsafe { (self.api.hipHostGetDevicePointer)(&mut dev, host, 0) };
-        self.api.check("hipHostGetDevicePointer", e, "")?;
-        Ok(MappedBuf { host: host.cast(), device: dev as u64, len: bytes })
+        let host = self.host_allocs.last().expect("just pushed");
+        let dev = result::host_get_device_pointer(self.api, host, 0)?;
+        Ok(MappedBuf { host: host.as_ptr().cast(), device: dev as u64, len: bytes })
     }
 
     fn upload(&mut self, dst: u64, src: &[u8]) -> Result<(), BackendError> {
-        // SAFETY: `dst` is our allocation with room for `src`; HIP only reads `src`.
-        let e = unsafe {
-            (self.api.hipMemcpyHtoD)(hipDeviceptr_t(dst as *mut c_void), src.as_ptr() as *mut c_void, src.len())
-        };
-        self.api.check("hipMemcpyHtoD", e, "")
+        // SAFETY: by the `Backend` contract `dst` is device memory from this
+        // backend's `alloc` with room for `src`, used by nothing yet (run.rs
+        // uploads the launch block into the allocation it made for it,
+        // before the launch). No safe wrapper can check it: the trait passes
+        // device memory as bare `u64` addresses, not as the allocations.
+        unsafe { result::memcpy_htod(self.api, hipDeviceptr_t(dst as *mut c_void), src) }?;
+        Ok(())
     }
 
     fn zero(&mut self, dst: u64, bytes: usize) -> Result<(), BackendError> {
-        // SAFETY: `dst` is our allocation of at least `bytes`.
-        let e = unsafe { (self.api.hipMemset)(dst as *mut c_void, 0, bytes) };
-        self.api.check("hipMemset", e, "")
+        // SAFETY: by the `Backend` contract `dst` is device memory from this
+        // backend's `alloc` of at least `bytes` (run.rs zeroes the thread
+        // table it just allocated). Not checkable, as in `upload`.
+        unsafe { result::memset(self.api, dst as *mut c_void, 0, bytes) }?;
+        Ok(())
     }
 
     fn launch(&mut self, grid: u32, block_threads: u32, param: u64) -> Result<(), BackendError> {
-        let func = self.func.expect("load before launch");
+        let func = self.func.as_ref().expect("load before launch");
         // Our non-blocking stream does not wait for the null stream's memsets.
-        // SAFETY: no arguments.
-        self.api.check("hipDeviceSynchronize", unsafe { (self.api.hipDeviceSynchronize)() }, "")?;
+        result::device_synchronize(self.api)?;
         let mut arg = param;
         let mut params = [(&mut arg as *mut u64).cast::<c_void>()];
-        // SAFETY: the kernel takes one 8-byte parameter, passed by pointer;
-        // `arg` outlives the call (HIP copies parameters at launch).
-        let e = unsafe {
-            (self.api.hipModuleLaunchKernel)(
-                func,
-                grid,
-                1,
-                1,
-                block_threads,
-                1,
-                1,
-                0,
-                self.stream,
-                params.as_mut_ptr(),
-                ptr::null_mut(),
-            )
-        };
-        self.api.check("hipModuleLaunchKernel", e, "the launch was sized by the occupancy API; please report this")?;
+        let (grid, block, shared) = ([grid, 1, 1], [block_threads, 1, 1], 0);
+        // SAFETY: the kernel (`KERNEL_ENTRY`) takes one 8-byte parameter, the
+        // launch block's device address, passed by pointer; `arg` outlives
+        // the call (HIP copies parameters at launch). What the kernel reaches
+        // from the launch block is this backend's memory, which `Drop` does
+        // not free while a launched kernel has not finished. No safe wrapper
+        // can exist: what a kernel does with its parameter is beyond checking.
+        unsafe { result::module_launch_kernel(self.api, func, grid, block, shared, self.stream(), &mut params) }
+            .map_err(|e| api_error(e, "the launch was sized by the occupancy API; please report this"))?;
         self.launched = true;
         Ok(())
     }
 
     fn poll(&mut self) -> Result<bool, BackendError> {
-        // SAFETY: `stream` is live until Drop.
-        let e = unsafe { (self.api.hipStreamQuery)(self.stream) };
-        match e.0 {
-            hipSuccess => {
+        match result::stream_query(self.api, self.stream()) {
+            Ok(true) => {
                 self.finished = true;
                 Ok(true)
             }
-            hipErrorNotReady => Ok(false),
-            code => {
+            Ok(false) => Ok(false),
+            Err(e) => {
                 self.finished = true;
-                let (name, desc) = self.api.error_text(e);
-                let hint = match code {
-                    hipErrorIllegalAddress => format!(
-                        "A thread accessed memory it may not (a runtime bug, an unsafe block, or a stack overflow: \
-                         try a --call-stack-size above {})",
-                        self.call_stack
-                    ),
-                    hipErrorLaunchFailure | hipErrorAssert => "A thread trapped (abort, an unreachable path) or faulted".into(),
-                    _ => String::new(),
-                };
-                Err(BackendError::Fault { name, desc, hint })
+                Err(fault(e, self.call_stack))
             }
         }
     }
 
     fn read_back(&mut self, src: u64, dst: &MappedBuf) -> Result<(), BackendError> {
-        // SAFETY: `dst` is our pinned allocation of `len` bytes, `src` a device
-        // allocation at least as large; the copy runs on the side stream.
-        let e = unsafe {
-            (self.api.hipMemcpyDtoHAsync)(dst.host.cast(), hipDeviceptr_t(src as *mut c_void), dst.len, self.side)
-        };
-        self.api.check("hipMemcpyDtoHAsync", e, "")?;
+        let (api, side, src) = (self.api, self.side(), hipDeviceptr_t(src as *mut c_void));
+        // SAFETY: by the `Backend` contract `dst` is pinned host memory from
+        // this backend's `alloc_mapped` (freed only in `Drop`) and `src`
+        // device memory from `alloc` of at least `dst.len` bytes (run.rs:
+        // the thread table and its staging copy, `table_bytes` both); the
+        // caller reads `dst` only after an `Ok`, which comes once the copy has
+        // completed. If the wait below times out, `dst` stays allocated:
+        // `Drop` frees nothing while a launched kernel has not been seen to
+        // finish (run.rs reads back only after a timeout), and HIP's free
+        // waits for the device anyway. No safe wrapper can check it: the
+        // trait passes memory as a raw `MappedBuf` and a bare `u64` address.
+        unsafe { result::memcpy_dtoh_async(api, dst.host.cast(), src, dst.len, side) }?;
         // Poll with a deadline: if the copy needs compute units the running
         // kernel holds (a blit kernel), it may never run.
         let deadline = Instant::now() + Duration::from_secs(2);
         loop {
-            // SAFETY: `side` is live until Drop.
-            let e = unsafe { (self.api.hipStreamQuery)(self.side) };
-            match e.0 {
-                hipSuccess => return Ok(()),
-                hipErrorNotReady if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(1)),
-                _ => return self.api.check("hipMemcpyDtoHAsync (thread table)", e, "the copy did not complete"),
+            match result::stream_query(api, side) {
+                Ok(true) => return Ok(()),
+                Ok(false) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(1)),
+                Ok(false) => {
+                    let e = HipError::new(api, "hipStreamQuery", hipError_t(hipErrorNotReady));
+                    return Err(api_as(READ_BACK, e, "the copy did not complete"));
+                }
+                Err(e) => return Err(api_as(READ_BACK, e, "the copy did not complete")),
             }
         }
     }
@@ -465,20 +468,29 @@ impl Drop for HipBackend {
             return;
         }
         let api = self.api;
-        // SAFETY: every handle was created by this backend, is freed once,
-        // and no kernel uses it any more. Errors are ignored (teardown).
-        unsafe {
-            for p in self.device_allocs.drain(..) {
-                let _ = (api.hipFree)(p);
-            }
-            for p in self.host_allocs.drain(..) {
-                let _ = (api.hipHostFree)(p);
-            }
-            if let Some(m) = self.module.take() {
-                let _ = (api.hipModuleUnload)(m);
-            }
-            let _ = (api.hipStreamDestroy)(self.stream);
-            let _ = (api.hipStreamDestroy)(self.side);
+        // Every object was made by this backend and is freed once (the
+        // result layer's calls consume it); no kernel uses it any more.
+        // Errors are ignored (teardown).
+        for mem in self.device_allocs.drain(..) {
+            let _ = result::free(api, mem);
+        }
+        for mem in self.host_allocs.drain(..) {
+            let _ = result::host_free(api, mem);
+        }
+        if let Some(module) = self.module.take() {
+            // The kernel entry is the module's only function we got.
+            self.func = None;
+            // SAFETY: no function of the module outlives it: `func`, the only
+            // one, is gone just above. No safe wrapper can say so: a
+            // `Function` does not borrow its `Module` (the backend holds both,
+            // and a borrow would make it refer to itself).
+            let _ = unsafe { result::module_unload(api, module) };
+        }
+        if let Some(s) = self.stream.take() {
+            let _ = result::stream_destroy(api, s);
+        }
+        if let Some(s) = self.side.take() {
+            let _ = result::stream_destroy(api, s);
         }
     }
 }

@@ -210,5 +210,6 @@ pub const GCN_ARCH_NAME_OFFSET_R0000: usize = 396;
 /// Offset of `gcnArchName` in ROCm 6's `hipDeviceProp_tR0600`.
 pub const GCN_ARCH_NAME_OFFSET_R0600: usize = 1160;
 /// Bytes of the property buffer we pass: larger than either struct (792 and
-/// 1472 bytes), with room for growth.
+/// 1472 bytes), with room for growth; hip-abi-check asserts that it holds
+/// the struct.
 pub const DEVICE_PROP_BUFFER: usize = 8192;
