@@ -207,14 +207,25 @@ impl Stat {
     }
 }
 
-/// Little-endian `u64` words of a request head.
-pub fn head_words<const N: usize>(words: [u64; N]) -> [u8; 64] {
-    assert!(N <= 8, "a request head has at most 8 words");
-    let mut b = [0; 64];
-    for (i, w) in words.into_iter().enumerate() {
-        b[i * 8..i * 8 + 8].copy_from_slice(&w.to_le_bytes());
+/// A request head: up to 8 little-endian `u64` words.
+pub struct Head {
+    bytes: [u8; 64],
+    len: usize,
+}
+
+impl Head {
+    pub fn new(words: &[u64]) -> Head {
+        assert!(words.len() <= 8, "a request head has at most 8 words");
+        let mut bytes = [0; 64];
+        for (i, w) in words.iter().enumerate() {
+            bytes[i * 8..i * 8 + 8].copy_from_slice(&w.to_le_bytes());
+        }
+        Head { bytes, len: words.len() * 8 }
     }
-    b
+
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
 }
 
 /// Head bytes of a call: how many `u64` words its head has. The host splits
