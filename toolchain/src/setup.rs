@@ -148,13 +148,20 @@ pub fn ensure(paths: &Paths, log: &mut dyn FnMut(&str)) -> Result<SetupOutcome, 
     // tree; named per process, so two setups at once do not share one.
     let tmp = paths.toolchain.with_file_name(format!("gpu-toolchain.tmp-{}", std::process::id()));
     remove_dir(&tmp)?;
-    let files = link_tree(&base, &tmp).map_err(|e| format!("cannot copy {}: {e}", base.display()))?;
-    let library = tmp.join("lib/rustlib/src/rust/library");
-    for (name, dir) in RUNTIME_CRATES {
-        copy_runtime_crate(&paths.repo.join(dir), &library.join("gpu-rt").join(name), name)?;
-    }
-    let patched = patch::Port::read(&paths.std_port)?.install(&library)?;
-    fs::write(tmp.join(STAMP_FILE), format!("{stamp}\n{}\n", base.display())).map_err(|e| e.to_string())?;
+    let fill = || -> Result<(usize, usize), String> {
+        let files = link_tree(&base, &tmp).map_err(|e| format!("cannot copy {}: {e}", base.display()))?;
+        let library = tmp.join("lib/rustlib/src/rust/library");
+        for (name, dir) in RUNTIME_CRATES {
+            copy_runtime_crate(&paths.repo.join(dir), &library.join("gpu-rt").join(name), name)?;
+        }
+        let patched = patch::Port::read(&paths.std_port)?.install(&library)?;
+        fs::write(tmp.join(STAMP_FILE), format!("{stamp}\n{}\n", base.display())).map_err(|e| e.to_string())?;
+        Ok((files, patched))
+    };
+    // A port that does not apply (another nightly) leaves no half tree behind.
+    let (files, patched) = fill().inspect_err(|_| {
+        let _ = remove_dir(&tmp);
+    })?;
     // Swap by two renames: a build running on the old tree (llc, llvm-link)
     // loses it for an instant, not for the seconds a removal takes.
     let old = paths.toolchain.with_file_name(format!("gpu-toolchain.old-{}", std::process::id()));
