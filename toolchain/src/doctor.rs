@@ -41,8 +41,10 @@ pub fn toolchain_checks(paths: &Paths) -> Vec<Check> {
         );
     }
     add(
-        "std patch",
-        if paths.std_patch.exists() { Ok(paths.std_patch.display().to_string()) } else { Err("missing: restore toolchain/std/ from git".into()) },
+        "std port (new files and patches)",
+        crate::patch::Port::read(&paths.std_port).map(|p| {
+            format!("{} ({} files, {} patches)", paths.std_port.display(), p.sources.len(), p.patches.len())
+        }),
     );
     for v in [Vendor::Amd, Vendor::Nvidia] {
         let spec = paths.target_spec(v);
@@ -55,7 +57,7 @@ pub fn toolchain_checks(paths: &Paths) -> Vec<Check> {
         "patched toolchain",
         match setup::is_current(paths) {
             Ok(true) => Ok(format!("{} (current)", paths.toolchain.display())),
-            Ok(false) if paths.toolchain.exists() => Err("stale (the patch or the runtime changed): run `gpurun setup`".into()),
+            Ok(false) if paths.toolchain.exists() => Err("stale (the std port or the runtime changed): run `gpurun setup`".into()),
             Ok(false) => Err("not made yet: run `gpurun setup`".into()),
             Err(e) => Err(e),
         },

@@ -1,7 +1,7 @@
 //! `gpurun init`: makes any crate a GPU crate. Writes the crate's
 //! `.cargo/config.toml` (absolute paths to this installation's patched
 //! toolchain, target specs, linker and `gpurun` as the runner) and a
-//! `rust-toolchain.toml` pinning the nightly the std patch is written for
+//! `rust-toolchain.toml` pinning the nightly the std port is written for
 //! (plain `cargo` must be that nightly for `-Zbuild-std`), after which
 //! `cargo build`, `cargo run` and `cargo build-amd` work in that crate.
 use crate::arch::{Arch, Vendor};
@@ -100,7 +100,7 @@ pub fn init(paths: &Paths, gpurun: &Path, dir: &Path, arch: &Arch, force: bool) 
     let channel = crate::setup::pinned_channel(paths)?;
     let toolchain_file = dir.join("rust-toolchain.toml");
     let wanted = format!(
-        "# Written by `gpurun init`: the nightly gpurun's std patch is written for.\n\
+        "# Written by `gpurun init`: the nightly gpurun's std port is written for.\n\
          [toolchain]\nchannel = \"{channel}\"\ncomponents = [\"rust-src\", \"llvm-tools\"]\nprofile = \"minimal\"\n"
     );
     let write_toolchain = match std::fs::read_to_string(&toolchain_file) {

@@ -1,11 +1,14 @@
-//! Applies the std sys-layer patch: one multi-file unified diff in `git diff`
-//! form, paths relative to `library/`.
+//! Puts the GPU std port (`toolchain/std/`) into a made `library/` tree: its
+//! new files (`library/**`, copied to the same path) and its edits of
+//! upstream files (`patches/*.patch`, each a multi-file unified diff in
+//! `git diff` form, paths relative to `library/`, applied in name order).
 //!
 //! Files are replaced, never edited in place: the library tree starts as hard
 //! links to the pristine rustup toolchain, and writing through a hard link
 //! would corrupt that toolchain.
 use std::fs;
-use std::path::Path;
+use std::io;
+use std::path::{Path, PathBuf};
 
 /// One file's part of a multi-file diff.
 struct FileDiff<'a> {
@@ -14,10 +17,12 @@ struct FileDiff<'a> {
     text: &'a str,
 }
 
+/// The file diffs of a patch; text before the first `diff --git` (the patch's
+/// comment) is skipped.
 fn split(patch: &str) -> Result<Vec<FileDiff<'_>>, String> {
     let mut starts: Vec<usize> = patch.match_indices("diff --git ").map(|(i, _)| i).filter(|&i| i == 0 || patch.as_bytes()[i - 1] == b'\n').collect();
     if starts.is_empty() {
-        return Err("the std patch holds no `diff --git` sections".into());
+        return Err("holds no `diff --git` sections".into());
     }
     starts.push(patch.len());
     let mut out = Vec::new();
@@ -39,23 +44,100 @@ fn split(patch: &str) -> Result<Vec<FileDiff<'_>>, String> {
     Ok(out)
 }
 
-/// Applies `patch` to the tree at `library`. Returns the number of files changed.
-pub fn apply(patch: &str, library: &Path) -> Result<usize, String> {
-    let diffs = split(patch)?;
+/// The std port in `dir`: its new files (under `library/`, sorted) and its
+/// patches (`patches/*.patch`, in name order), as paths relative to `dir`.
+pub struct Port {
+    pub dir: PathBuf,
+    pub sources: Vec<PathBuf>,
+    pub patches: Vec<PathBuf>,
+}
+
+impl Port {
+    pub fn read(dir: &Path) -> Result<Port, String> {
+        let rel = |files: Vec<PathBuf>| -> Vec<PathBuf> {
+            files.into_iter().map(|f| f.strip_prefix(dir).expect("under the port").to_path_buf()).collect()
+        };
+        let listed = |sub: &str| files_under(&dir.join(sub)).map_err(|e| format!("cannot read {}: {e}", dir.join(sub).display()));
+        let sources = rel(listed("library")?);
+        let patches: Vec<_> = rel(listed("patches")?).into_iter().filter(|p| p.extension().is_some_and(|e| e == "patch")).collect();
+        if sources.is_empty() || patches.is_empty() {
+            return Err(format!("{} lacks library/ files or patches/*.patch: restore it from git", dir.display()));
+        }
+        Ok(Port { dir: dir.to_path_buf(), sources, patches })
+    }
+
+    /// Every file the port is made of, relative to its folder: sources, then patches.
+    pub fn files(&self) -> impl Iterator<Item = &PathBuf> {
+        self.sources.iter().chain(&self.patches)
+    }
+
+    /// Copies the new files into `library`, then applies the patches in
+    /// order. Returns the number of std files written.
+    pub fn install(&self, library: &Path) -> Result<usize, String> {
+        for rel in &self.sources {
+            let from = self.dir.join(rel);
+            let to = library.join(rel.strip_prefix("library").expect("a source"));
+            // The port adds files; an upstream file is changed by a patch, so
+            // that a newer nightly's change to it is noticed.
+            if to.exists() {
+                return Err(format!(
+                    "{} would replace upstream's {}: change upstream files with a patch in {}",
+                    from.display(),
+                    to.display(),
+                    self.dir.join("patches").display()
+                ));
+            }
+            replace_file(&to, &fs::read(&from).map_err(|e| format!("cannot read {}: {e}", from.display()))?)?;
+        }
+        let mut patched = 0;
+        for rel in &self.patches {
+            let file = self.dir.join(rel);
+            let text = fs::read_to_string(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+            patched += apply(&file.display().to_string(), &text, library)?;
+        }
+        Ok(self.sources.len() + patched)
+    }
+}
+
+/// Applies `patch` (the text of the patch file `name`) to the tree at
+/// `library`. Returns the number of files changed.
+pub fn apply(name: &str, patch: &str, library: &Path) -> Result<usize, String> {
+    let diffs = split(patch).map_err(|e| format!("std patch {name}: {e}"))?;
     for d in &diffs {
         let target = library.join(&d.path);
         let original = if d.new_file {
             String::new()
         } else {
-            fs::read_to_string(&target).map_err(|e| format!("std patch: cannot read {}: {e}", target.display()))?
+            fs::read_to_string(&target).map_err(|e| {
+                format!("std patch {name}: cannot read {} ({e}): did upstream move or remove it?", target.display())
+            })?
         };
-        let parsed = diffy::Patch::from_str(d.text).map_err(|e| format!("std patch: cannot parse the diff of {}: {e}", d.path))?;
+        let parsed =
+            diffy::Patch::from_str(d.text).map_err(|e| format!("std patch {name}: cannot parse the diff of {}: {e}", d.path))?;
         let patched = diffy::apply(&original, &parsed).map_err(|e| {
-            format!("std patch does not apply to {} ({e}): is the pinned nightly the one the patch was made for?", d.path)
+            format!(
+                "std patch {name} does not apply to {} ({e}): upstream's file differs from the one the patch \
+                 was made for (another nightly? see toolchain/std/README.md, \"Moving to a newer nightly\")",
+                d.path
+            )
         })?;
         replace_file(&target, patched.as_bytes())?;
     }
     Ok(diffs.len())
+}
+
+/// The files under `dir`, recursively, sorted.
+pub(crate) fn files_under(dir: &Path) -> io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in fs::read_dir(&d)? {
+            let p = entry?.path();
+            if p.is_dir() { stack.push(p) } else { out.push(p) }
+        }
+    }
+    out.sort();
+    Ok(out)
 }
 
 /// Writes `bytes` to `path` through a new inode (write a temp file, rename).
@@ -74,15 +156,27 @@ mod tests {
 
     const PATCH: &str = "diff --git a/x/old.rs b/x/old.rs\nindex 1..2 100644\n--- a/x/old.rs\n+++ b/x/old.rs\n@@ -1,2 +1,2 @@\n one\n-two\n+deux\ndiff --git a/x/new.rs b/x/new.rs\nnew file mode 100644\nindex 0000000..1\n--- /dev/null\n+++ b/x/new.rs\n@@ -0,0 +1 @@\n+fresh\n";
 
+    /// A fresh, empty folder for one test.
+    fn temp(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("gpu-patch-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn write(path: &Path, text: &str) {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+
     #[test]
     fn applies_edits_and_new_files_without_touching_hard_links() {
-        let dir = std::env::temp_dir().join(format!("gpu-patch-test-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(dir.join("x")).unwrap();
+        let dir = temp("apply");
         let pristine = dir.join("pristine.rs");
-        fs::write(&pristine, "one\ntwo\n").unwrap();
+        write(&pristine, "one\ntwo\n");
+        fs::create_dir_all(dir.join("x")).unwrap();
         fs::hard_link(&pristine, dir.join("x/old.rs")).unwrap();
-        assert_eq!(apply(PATCH, &dir).unwrap(), 2);
+        assert_eq!(apply("test.patch", PATCH, &dir).unwrap(), 2);
         assert_eq!(fs::read_to_string(dir.join("x/old.rs")).unwrap(), "one\ndeux\n");
         assert_eq!(fs::read_to_string(dir.join("x/new.rs")).unwrap(), "fresh\n");
         // The hard-linked original is untouched.
@@ -92,12 +186,73 @@ mod tests {
 
     #[test]
     fn a_patch_that_does_not_fit_is_an_error_naming_the_file() {
-        let dir = std::env::temp_dir().join(format!("gpu-patch-test2-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(dir.join("x")).unwrap();
-        fs::write(dir.join("x/old.rs"), "something\nelse\n").unwrap();
-        let err = apply(PATCH, &dir).unwrap_err();
-        assert!(err.contains("x/old.rs"), "{err}");
+        let dir = temp("misfit");
+        write(&dir.join("x/old.rs"), "something\nelse\n");
+        let err = apply("test.patch", PATCH, &dir).unwrap_err();
+        assert!(err.contains("x/old.rs") && err.contains("test.patch"), "{err}");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A port folder: `library/` sources and `patches/`, each patch with a
+    /// comment before its first diff.
+    fn port(dir: &Path, patches: &[(&str, &str)]) -> Port {
+        write(&dir.join("library/std/src/sys/thing/gpu.rs"), "//! the GPU thing\n");
+        for (name, body) in patches {
+            write(&dir.join("patches").join(name), &format!("{name}: what it is for.\n\n{body}"));
+        }
+        write(&dir.join("patches/README.md"), "not a patch\n");
+        Port::read(dir).unwrap()
+    }
+
+    const FIRST: &str = "diff --git a/std/src/sys/thing/mod.rs b/std/src/sys/thing/mod.rs\n--- a/std/src/sys/thing/mod.rs\n+++ b/std/src/sys/thing/mod.rs\n@@ -1,2 +1,3 @@\n mod unix;\n+mod gpu;\n mod unsupported;\n";
+    // Applies only on top of FIRST: shows the order.
+    const SECOND: &str = "diff --git a/std/src/sys/thing/mod.rs b/std/src/sys/thing/mod.rs\n--- a/std/src/sys/thing/mod.rs\n+++ b/std/src/sys/thing/mod.rs\n@@ -1,3 +1,3 @@\n mod unix;\n-mod gpu;\n+pub mod gpu;\n mod unsupported;\n";
+
+    #[test]
+    fn copies_the_sources_then_applies_the_patches_in_name_order() {
+        let dir = temp("port");
+        // Written second first: the names give the order.
+        let port = port(&dir.join("port"), &[("02-second.patch", SECOND), ("01-first.patch", FIRST)]);
+        assert_eq!(port.patches, [PathBuf::from("patches/01-first.patch"), PathBuf::from("patches/02-second.patch")]);
+        let library = dir.join("library");
+        let pristine = dir.join("pristine.rs");
+        write(&pristine, "mod unix;\nmod unsupported;\n");
+        fs::create_dir_all(library.join("std/src/sys/thing")).unwrap();
+        fs::hard_link(&pristine, library.join("std/src/sys/thing/mod.rs")).unwrap();
+
+        assert_eq!(port.install(&library).unwrap(), 3);
+        let read = |p: &str| fs::read_to_string(library.join(p)).unwrap();
+        assert_eq!(read("std/src/sys/thing/gpu.rs"), "//! the GPU thing\n");
+        assert_eq!(read("std/src/sys/thing/mod.rs"), "mod unix;\npub mod gpu;\nmod unsupported;\n");
+        assert_eq!(fs::read_to_string(&pristine).unwrap(), "mod unix;\nmod unsupported;\n");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_port_patch_that_does_not_apply_names_the_patch_file_and_the_std_file() {
+        let dir = temp("port-misfit");
+        let port = port(&dir.join("port"), &[("01-first.patch", FIRST)]);
+        let library = dir.join("library");
+        // Upstream changed the file the patch edits.
+        write(&library.join("std/src/sys/thing/mod.rs"), "mod unix;\nmod hermit;\nmod unsupported;\n");
+        let err = port.install(&library).unwrap_err();
+        assert!(err.contains("patches/01-first.patch") && err.contains("std/src/sys/thing/mod.rs"), "{err}");
+        // Upstream removed it.
+        fs::remove_file(library.join("std/src/sys/thing/mod.rs")).unwrap();
+        fs::remove_file(library.join("std/src/sys/thing/gpu.rs")).unwrap();
+        let err = port.install(&library).unwrap_err();
+        assert!(err.contains("patches/01-first.patch") && err.contains("std/src/sys/thing/mod.rs"), "{err}");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_source_never_replaces_an_upstream_file() {
+        let dir = temp("port-clash");
+        let port = port(&dir.join("port"), &[("01-first.patch", FIRST)]);
+        let library = dir.join("library");
+        write(&library.join("std/src/sys/thing/gpu.rs"), "upstream's own\n");
+        let err = port.install(&library).unwrap_err();
+        assert!(err.contains("library/std/src/sys/thing/gpu.rs") && err.contains("patch"), "{err}");
         fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -7,8 +7,9 @@ pub struct Paths {
     pub repo: PathBuf,
     /// The patched toolchain `gpurun setup` makes.
     pub toolchain: PathBuf,
-    /// The std sys-layer patch.
-    pub std_patch: PathBuf,
+    /// The GPU std port (`toolchain/std`): new files under `library/`,
+    /// edits of upstream files as `patches/*.patch`.
+    pub std_port: PathBuf,
 }
 
 impl Paths {
@@ -24,7 +25,7 @@ impl Paths {
     pub fn at(repo: PathBuf) -> Paths {
         Paths {
             toolchain: repo.join("target/gpu-toolchain"),
-            std_patch: repo.join("toolchain/std/gpu-std.patch"),
+            std_port: repo.join("toolchain/std"),
             repo,
         }
     }

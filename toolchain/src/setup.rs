@@ -4,12 +4,14 @@
 //! symlinked toolchain would still use the pristine std. Instead we make a
 //! hard-linked copy of the pinned rustup toolchain (seconds, almost no disk)
 //! under `target/gpu-toolchain/`, copy the runtime crates into its std source
-//! tree (they are dependencies of the patched std) and apply the std patch,
+//! tree (they are dependencies of the patched std) and put in the GPU std port
+//! (`toolchain/std`: new files copied, then the patches applied in order),
 //! replacing — never editing — the hard-linked files it touches.
 //!
 //! A stamp (a hash of everything that went in) detects a stale copy: after an
-//! edit of the patch or of the runtime, the next `setup` or `build` redoes it.
-use crate::patch;
+//! edit of any file of the port or of the runtime, the next `setup` or
+//! `build` redoes it.
+use crate::patch::{self, files_under};
 use crate::paths::Paths;
 use sha2::{Digest, Sha256};
 use std::fs;
@@ -18,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Bump when the layout of the made toolchain changes.
-const SETUP_FORMAT: &str = "gpu-toolchain v1";
+const SETUP_FORMAT: &str = "gpu-toolchain v2";
 /// The runtime crates std depends on, in dependency order: package name and
 /// folder in the repository. In the made std tree each sits in
 /// `library/gpu-rt/<package name>`.
@@ -95,32 +97,33 @@ fn stamp(paths: &Paths, channel: &str, base: &Path) -> Result<String, String> {
     h.update(SETUP_FORMAT);
     h.update(channel);
     h.update(base.as_os_str().as_encoded_bytes());
-    let patch = fs::read(&paths.std_patch)
-        .map_err(|e| format!("cannot read the std patch {}: {e}", paths.std_patch.display()))?;
-    h.update(&patch);
+    // Each file of the std port with its path: a renamed, added or removed
+    // file changes the stamp as an edit does.
+    let port = patch::Port::read(&paths.std_port)?;
+    for rel in port.files() {
+        let file = port.dir.join(rel);
+        let bytes = fs::read(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+        hash_file(&mut h, rel, &bytes);
+    }
     // The GPU linker's sources too: cargo does not relink when the linker
     // changes, but a new stamp drops the std builds, so everything relinks.
     let dirs = RUNTIME_CRATES.iter().map(|(_, dir)| paths.repo.join(dir).join("src")).chain([paths.repo.join("toolchain/linker/src")]);
     for dir in dirs {
         for file in files_under(&dir).map_err(|e| e.to_string())? {
-            h.update(file.as_os_str().as_encoded_bytes());
-            h.update(fs::read(&file).map_err(|e| e.to_string())?);
+            let bytes = fs::read(&file).map_err(|e| e.to_string())?;
+            hash_file(&mut h, &file, &bytes);
         }
     }
     Ok(format!("{:x}", h.finalize()))
 }
 
-fn files_under(dir: &Path) -> io::Result<Vec<PathBuf>> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in fs::read_dir(&d)? {
-            let p = entry?.path();
-            if p.is_dir() { stack.push(p) } else { out.push(p) }
-        }
-    }
-    out.sort();
-    Ok(out)
+/// Path and contents, each with its length, so no two file lists hash alike.
+fn hash_file(h: &mut Sha256, path: &Path, bytes: &[u8]) {
+    let path = path.as_os_str().as_encoded_bytes();
+    h.update((path.len() as u64).to_le_bytes());
+    h.update(path);
+    h.update((bytes.len() as u64).to_le_bytes());
+    h.update(bytes);
 }
 
 /// Whether the made toolchain matches its inputs (cheap: hashes a few hundred KB).
@@ -145,14 +148,20 @@ pub fn ensure(paths: &Paths, log: &mut dyn FnMut(&str)) -> Result<SetupOutcome, 
     // tree; named per process, so two setups at once do not share one.
     let tmp = paths.toolchain.with_file_name(format!("gpu-toolchain.tmp-{}", std::process::id()));
     remove_dir(&tmp)?;
-    let files = link_tree(&base, &tmp).map_err(|e| format!("cannot copy {}: {e}", base.display()))?;
-    let library = tmp.join("lib/rustlib/src/rust/library");
-    for (name, dir) in RUNTIME_CRATES {
-        copy_runtime_crate(&paths.repo.join(dir), &library.join("gpu-rt").join(name), name)?;
-    }
-    let patch_text = fs::read_to_string(&paths.std_patch).map_err(|e| e.to_string())?;
-    let patched = patch::apply(&patch_text, &library)?;
-    fs::write(tmp.join(STAMP_FILE), format!("{stamp}\n{}\n", base.display())).map_err(|e| e.to_string())?;
+    let fill = || -> Result<(usize, usize), String> {
+        let files = link_tree(&base, &tmp).map_err(|e| format!("cannot copy {}: {e}", base.display()))?;
+        let library = tmp.join("lib/rustlib/src/rust/library");
+        for (name, dir) in RUNTIME_CRATES {
+            copy_runtime_crate(&paths.repo.join(dir), &library.join("gpu-rt").join(name), name)?;
+        }
+        let patched = patch::Port::read(&paths.std_port)?.install(&library)?;
+        fs::write(tmp.join(STAMP_FILE), format!("{stamp}\n{}\n", base.display())).map_err(|e| e.to_string())?;
+        Ok((files, patched))
+    };
+    // A port that does not apply (another nightly) leaves no half tree behind.
+    let (files, patched) = fill().inspect_err(|_| {
+        let _ = remove_dir(&tmp);
+    })?;
     // Swap by two renames: a build running on the old tree (llc, llvm-link)
     // loses it for an instant, not for the seconds a removal takes.
     let old = paths.toolchain.with_file_name(format!("gpu-toolchain.old-{}", std::process::id()));
@@ -241,4 +250,52 @@ pub fn install_linker(paths: &Paths, exe: &Path) -> Result<bool, String> {
     }
     fs::rename(&tmp, &dst).map_err(|e| format!("cannot install {}: {e}", dst.display()))?;
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(path: &Path, text: &str) {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+
+    /// Editing, renaming or adding any file of the std port remakes the toolchain.
+    #[test]
+    fn the_stamp_covers_every_file_of_the_std_port_and_its_path() {
+        let repo = std::env::temp_dir().join(format!("gpu-setup-stamp-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&repo);
+        for (_, dir) in RUNTIME_CRATES {
+            write(&repo.join(dir).join("src/lib.rs"), "");
+        }
+        write(&repo.join("toolchain/linker/src/lib.rs"), "");
+        let paths = Paths::at(repo.clone());
+        let port = &paths.std_port;
+        write(&port.join("library/std/src/sys/time/gpu.rs"), "//! time\n");
+        write(&port.join("patches/01-wiring.patch"), "wiring\n\ndiff --git a/x b/x\n");
+        let stamp = || stamp(&paths, "nightly-x", Path::new("/base")).unwrap();
+
+        let mut seen = vec![stamp()];
+        let changed = |seen: &mut Vec<String>, what: &str| {
+            let now = stamp();
+            assert!(!seen.contains(&now), "{what} left the stamp as it was");
+            seen.push(now);
+        };
+        write(&port.join("library/std/src/sys/time/gpu.rs"), "//! time, edited\n");
+        changed(&mut seen, "editing a source");
+        write(&port.join("patches/01-wiring.patch"), "wiring, edited\n\ndiff --git a/x b/x\n");
+        changed(&mut seen, "editing a patch");
+        fs::rename(port.join("patches/01-wiring.patch"), port.join("patches/09-wiring.patch")).unwrap();
+        changed(&mut seen, "renaming a patch");
+        fs::rename(port.join("library/std/src/sys/time"), port.join("library/std/src/sys/clock")).unwrap();
+        changed(&mut seen, "moving a source");
+        write(&port.join("patches/10-more.patch"), "more\n\ndiff --git a/y b/y\n");
+        changed(&mut seen, "adding a patch");
+        // The README is documentation, not input.
+        let before = stamp();
+        write(&port.join("README.md"), "docs\n");
+        assert_eq!(stamp(), before);
+        fs::remove_dir_all(&repo).unwrap();
+    }
 }

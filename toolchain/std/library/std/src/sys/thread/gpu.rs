@@ -1,0 +1,98 @@
+//! std threads on GPUs: each thread is one warp of the persistent launch,
+//! spawned, joined and detached through the runtime.
+
+use crate::ffi::CStr;
+use crate::io;
+use crate::mem::ManuallyDrop;
+use crate::num::NonZero;
+use crate::sys::pal::abi;
+use crate::thread::ThreadInit;
+use crate::time::Duration;
+
+/// A spawned thread: the runtime's handle of the warp that runs it.
+pub struct Thread {
+    handle: i64,
+}
+
+/// 0 asks for the stack every warp of the launch already has: GPU stacks are
+/// sized once per launch, not per thread.
+pub const DEFAULT_MIN_STACK_SIZE: usize = 0;
+
+impl Thread {
+    // unsafe: see thread::Builder::spawn_unchecked for safety requirements
+    pub unsafe fn new(stack: usize, init: Box<ThreadInit>) -> io::Result<Thread> {
+        let data = Box::into_raw(init);
+        // SAFETY: `thread_start` takes ownership of `data` exactly once if the
+        // spawn succeeds, and never sees it otherwise.
+        let handle = unsafe { abi::__gpu_std_spawn(stack, thread_start, data.cast()) };
+        if handle >= 0 {
+            return Ok(Thread { handle });
+        }
+        // SAFETY: the spawn failed, so `data` was not consumed.
+        drop(unsafe { Box::from_raw(data) });
+        Err(match handle {
+            abi::ERR_NO_FREE_WARP => io::const_error!(
+                io::ErrorKind::WouldBlock,
+                "no free GPU warp: every warp of the launch runs a thread",
+            ),
+            abi::ERR_STACK_TOO_BIG => io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "stack size of {stack} bytes exceeds the stack of this GPU launch \
+                     (set by the launcher: gpurun --stack-size), and stacks cannot come \
+                     from the heap: the code keeps its frames in private memory"
+                ),
+            ),
+            abi::ERR_NO_STACK_MEMORY => io::Error::new(
+                io::ErrorKind::OutOfMemory,
+                format!("cannot allocate a {stack}-byte thread stack from the GPU heap (gpurun --heap-size)"),
+            ),
+            _ => io::const_error!(io::ErrorKind::Uncategorized, "the GPU runtime failed to spawn"),
+        })
+    }
+
+    pub fn join(self) {
+        let this = ManuallyDrop::new(self);
+        // SAFETY: the handle came from a successful spawn and is joined once.
+        unsafe { abi::__gpu_std_join(this.handle) }
+    }
+}
+
+impl Drop for Thread {
+    fn drop(&mut self) {
+        // SAFETY: the handle came from a successful spawn and was not joined.
+        unsafe { abi::__gpu_std_detach(self.handle) }
+    }
+}
+
+/// The entry the runtime runs on the new thread's leader lane. Thread-local
+/// destructors (and with them `rt::thread_cleanup`) run after it returns.
+unsafe extern "C" fn thread_start(data: *mut u8) {
+    // SAFETY: `data` is the box leaked by `Thread::new`, passed here once.
+    let init = unsafe { Box::from_raw(data.cast::<ThreadInit>()) };
+    let rust_start = init.init();
+    rust_start();
+}
+
+pub fn available_parallelism() -> io::Result<NonZero<usize>> {
+    NonZero::new(abi::__gpu_std_available_parallelism()).ok_or(io::Error::UNKNOWN_THREAD_COUNT)
+}
+
+/// The warp index: 0 for `main`.
+pub fn current_os_id() -> Option<u64> {
+    Some(abi::__gpu_std_thread_index().into())
+}
+
+pub fn yield_now() {
+    abi::__gpu_std_yield()
+}
+
+pub fn set_name(name: &CStr) {
+    let name = name.to_bytes();
+    // SAFETY: `name` is readable for its length during the call.
+    unsafe { abi::__gpu_std_set_thread_name(name.as_ptr(), name.len()) }
+}
+
+pub fn sleep(dur: Duration) {
+    abi::__gpu_std_sleep_ns(dur.as_nanos().try_into().unwrap_or(u64::MAX))
+}
