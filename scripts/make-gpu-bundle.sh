@@ -12,7 +12,7 @@ $G setup
 rm -rf gpu-bundle && mkdir -p gpu-bundle
 cp $G target/release/gpurun-dev gpu-bundle/
 for arch in "${archs[@]}"; do
-    for ex in hello-threads std-coverage real-crates crate-sweep; do
+    for ex in hello-threads std-coverage real-crates crate-sweep files-stdin; do
         obj=$($G build examples/$ex --arch "$arch" --release | tail -n 1)
         cp "$obj" "gpu-bundle/$ex-$arch.${obj##*.}"
     done
@@ -32,4 +32,9 @@ cp "$obj" gpu-bundle/hello-threads-gfx90a.elf
 # What real-crates prints on the host: the GPU run must print the same.
 cargo run --quiet --release --manifest-path examples/real-crates/Cargo.toml > gpu-bundle/real-crates.expected
 cp examples/crate-sweep/expected-output.txt gpu-bundle/crate-sweep.expected
+# files-stdin on the host, with the input file and stdin the acceptance suite gives it.
+cp examples/files-stdin/input.txt gpu-bundle/files-stdin.input
+cp examples/files-stdin/stdin.txt gpu-bundle/files-stdin.stdin
+cargo run --quiet --release --manifest-path examples/files-stdin/Cargo.toml -- \
+    gpu-bundle/files-stdin.input "$(mktemp -d)/work" < gpu-bundle/files-stdin.stdin > gpu-bundle/files-stdin.expected
 ls -l gpu-bundle

@@ -59,8 +59,11 @@ pub struct Check {
     pub program: Program,
     /// `gpurun run` options before the program.
     pub options: &'static [&'static str],
-    /// The program's own arguments (after `--`).
+    /// The program's own arguments (after `--`); `{bundle}` and `{logs}`
+    /// in them become the suite's bundle and log folders.
     pub args: &'static [&'static str],
+    /// The bundle file the program reads on stdin (none: stdin is empty).
+    pub stdin: Option<&'static str>,
     /// The exit code `gpurun` must end with.
     pub exit: i32,
     /// What the output must show, each with the sentence a pass prints.
@@ -68,7 +71,7 @@ pub struct Check {
 }
 
 const fn check(name: &'static str, program: Program, exit: i32) -> Check {
-    Check { name, program, options: &[], args: &[], exit, expect: &[] }
+    Check { name, program, options: &[], args: &[], stdin: None, exit, expect: &[] }
 }
 
 impl Check {
@@ -78,6 +81,10 @@ impl Check {
     }
     const fn args(mut self, args: &'static [&'static str]) -> Check {
         self.args = args;
+        self
+    }
+    const fn stdin(mut self, bundle_file: &'static str) -> Check {
+        self.stdin = Some(bundle_file);
         self
     }
     const fn expect(mut self, expect: &'static [(Expect, &'static str)]) -> Check {
@@ -146,6 +153,16 @@ pub const CHECKS: &[Check] = &[
         .options(&["--call-stack-size", "256K"])
         .args(&["10000"])
         .expect(&[(StdoutLineStarting("deep-recursion: 10000 levels ok"), "10,000 levels with --call-stack-size 256K")]),
+    // std::fs and io::stdin through the host: the same output as the host's
+    // run of the same source with the same input (scripts/make-gpu-bundle.sh).
+    check("files-stdin", Compiled("files-stdin"), 0)
+        .args(&["{bundle}/files-stdin.input", "{logs}/files-stdin-work"])
+        .stdin("files-stdin.stdin")
+        .expect(&[(StdoutIsFile("files-stdin"), "files, directories and stdin as on the host")]),
+    check("files-read-only", Compiled("files-stdin"), 0)
+        .options(&["--fs", "read-only"])
+        .args(&["--denied", "{logs}"])
+        .expect(&[(StdoutLine("denied: PermissionDenied"), "gpurun run --fs read-only refuses a write")]),
     check("wrong-vendor", OtherVendor("hello-threads"), 4),
     check("ptx-too-new", FuturePtx("hello-threads"), 4),
 ];
@@ -288,14 +305,15 @@ impl Suite {
             Some(obj) => {
                 cmd.arg("run").args(c.options).arg(obj);
                 if !c.args.is_empty() {
-                    cmd.arg("--").args(c.args);
+                    let (bundle, logs) = (self.bundle.to_string_lossy(), self.logs.to_string_lossy());
+                    cmd.arg("--").args(c.args.iter().map(|a| a.replace("{bundle}", &bundle).replace("{logs}", &logs)));
                 }
             }
         }
         let command = format!("gpurun {}", cmd.get_args().map(|a| a.to_string_lossy()).collect::<Vec<_>>().join(" "));
         println!("== {}: {command}", c.name);
         let start = Instant::now();
-        let output = self.execute(cmd, c.name);
+        let output = self.execute(cmd, c.name, c.stdin);
         let seconds = start.elapsed().as_secs_f64();
         let mut verdicts = Vec::new();
         match output {
@@ -358,10 +376,17 @@ impl Suite {
 
     /// Runs `cmd` with its output in `<logs>/<name>.out` and `.err`, killed
     /// after the suite's limit.
-    fn execute(&self, mut cmd: Command, name: &str) -> Result<Output, String> {
+    fn execute(&self, mut cmd: Command, name: &str, stdin: Option<&str>) -> Result<Output, String> {
         let (out_path, err_path) = (self.logs.join(format!("{name}.out")), self.logs.join(format!("{name}.err")));
         let create = |p: &Path| File::create(p).map_err(|e| format!("cannot create {}: {e}", p.display()));
-        cmd.stdin(Stdio::null()).stdout(create(&out_path)?).stderr(create(&err_path)?);
+        let input = match stdin {
+            Some(file) => {
+                let path = self.bundle.join(file);
+                Stdio::from(File::open(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?)
+            }
+            None => Stdio::null(),
+        };
+        cmd.stdin(input).stdout(create(&out_path)?).stderr(create(&err_path)?);
         let mut child = cmd.spawn().map_err(|e| format!("cannot start {}: {e}", self.gpurun.display()))?;
         let start = Instant::now();
         let status = loop {

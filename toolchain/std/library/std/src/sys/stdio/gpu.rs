@@ -1,10 +1,11 @@
 //! Standard streams on GPUs: output goes to the host through the runtime;
-//! there is no input.
+//! input is the launcher's stdin, read through host calls.
 
 use crate::io;
 use crate::sys::pal::abi;
 
-/// There is no input on a GPU: reads see the end of the stream.
+/// The launcher's stdin. A read waits (sleeping, reported as waiting for
+/// the host) until the host has input or the input has ended.
 pub struct Stdin;
 pub struct Stdout;
 pub struct Stderr;
@@ -16,8 +17,12 @@ impl Stdin {
 }
 
 impl io::Read for Stdin {
-    fn read(&mut self, _buf: &mut [u8]) -> io::Result<usize> {
-        Ok(0)
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        use crate::sys::pal::hostcall as hc;
+        let want = buf.len().min(hc::MAX_TRANSFER as usize);
+        let head = hc::Head::new(&[want as u64]);
+        let (n, _) = hc::call(hc::CALL_STDIN_READ, head.as_bytes(), &[], &mut buf[..want])?;
+        Ok((n as usize).min(want))
     }
 }
 
@@ -65,10 +70,11 @@ impl io::Write for Stderr {
     }
 }
 
-pub const STDIN_BUF_SIZE: usize = 0;
+/// As on Unix: each refill of `stdin()`'s buffer is one host call.
+pub const STDIN_BUF_SIZE: usize = 8 * 1024;
 
-pub fn is_ebadf(_err: &io::Error) -> bool {
-    false
+pub fn is_ebadf(err: &io::Error) -> bool {
+    err.raw_os_error() == Some(crate::sys::pal::hostcall::errno::EBADF)
 }
 
 pub fn panic_output() -> Option<impl io::Write> {

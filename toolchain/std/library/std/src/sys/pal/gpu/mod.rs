@@ -3,11 +3,13 @@
 //! runtime linked in below schedules them, owns the heap and talks to the host.
 //!
 //! This directory is the platform proper: `abi` (the runtime's functions),
-//! `futex`, init/cleanup/abort. Each `sys` area's GPU part sits beside the
+//! `hostcall` (files, directories and stdin through the host), `futex`,
+//! init/cleanup/abort. Each `sys` area's GPU part sits beside the
 //! other OSes' parts of that area: `sys/alloc/gpu.rs`, `sys/args/gpu.rs`,
 //! `sys/env/gpu.rs`, `sys/random/gpu.rs`, `sys/stdio/gpu.rs`,
 //! `sys/thread/gpu.rs`, `sys/thread_local/key/gpu.rs`, `sys/time/gpu.rs`,
-//! `sys/sync/mutex/gpu.rs`.
+//! `sys/sync/mutex/gpu.rs`, `sys/fs/gpu.rs`, `sys/paths/gpu.rs`,
+//! `sys/io/error/gpu.rs`.
 
 #![forbid(unsafe_op_in_unsafe_fn)]
 
@@ -20,6 +22,7 @@ extern crate rt_nvptx;
 
 pub mod abi;
 pub mod futex;
+pub mod hostcall;
 
 use crate::io;
 
