@@ -12,7 +12,7 @@ $G setup
 rm -rf gpu-bundle && mkdir -p gpu-bundle
 cp $G target/release/gpurun-dev gpu-bundle/
 for arch in "${archs[@]}"; do
-    for ex in hello-threads std-coverage real-crates crate-sweep files-stdin; do
+    for ex in hello-threads std-coverage real-crates crate-sweep files-stdin async-tasks; do
         obj=$($G build examples/$ex --arch "$arch" --release | tail -n 1)
         cp "$obj" "gpu-bundle/$ex-$arch.${obj##*.}"
     done
@@ -31,6 +31,7 @@ obj=$($G build examples/hello-threads --arch gfx90a --release | tail -n 1)
 cp "$obj" gpu-bundle/hello-threads-gfx90a.elf
 # What real-crates prints on the host: the GPU run must print the same.
 cargo run --quiet --release --manifest-path examples/real-crates/Cargo.toml > gpu-bundle/real-crates.expected
+cargo run --quiet --release --manifest-path examples/async-tasks/Cargo.toml > gpu-bundle/async-tasks.expected
 cp examples/crate-sweep/expected-output.txt gpu-bundle/crate-sweep.expected
 # files-stdin on the host, with the input file and stdin the acceptance suite gives it.
 cp examples/files-stdin/input.txt gpu-bundle/files-stdin.input

@@ -163,6 +163,8 @@ pub const CHECKS: &[Check] = &[
         .options(&["--fs", "read-only"])
         .args(&["--denied", "{logs}"])
         .expect(&[(StdoutLine("denied: PermissionDenied"), "gpurun run --fs read-only refuses a write")]),
+    // futures' block_on and ThreadPool, timers through thread::sleep.
+    check("async-tasks", Compiled("async-tasks"), 0).expect(&[(StdoutIsFile("async-tasks"), "async tasks as on the host")]),
     check("wrong-vendor", OtherVendor("hello-threads"), 4),
     check("ptx-too-new", FuturePtx("hello-threads"), 4),
 ];
