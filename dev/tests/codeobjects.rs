@@ -178,6 +178,24 @@ fn std_coverage_sm_90() {
     check_sm_90_with_shared_frames("std-coverage");
 }
 
+/// std::fs and io::stdin through host calls: the program links for NVIDIA
+/// and AMD (wave64) with every check the seed demo gets.
+#[test]
+fn files_stdin_sm_90() {
+    check_sm_90_with_shared_frames("files-stdin");
+}
+
+#[test]
+fn files_stdin_gfx90a() {
+    check("files-stdin", "gfx90a");
+}
+
+/// futures' executors (block_on, ThreadPool) link for NVIDIA.
+#[test]
+fn async_tasks_sm_90() {
+    check_sm_90_with_shared_frames("async-tasks");
+}
+
 /// [`check`] for sm_90, then [`assert_frames_shared`] on the PTX.
 fn check_sm_90_with_shared_frames(example: &str) {
     check(example, "sm_90");
