@@ -18,4 +18,5 @@ pub mod report;
 pub use rt_common::host_ring as ring;
 pub use rt_common::launch_block;
 pub mod run;
+pub mod test_harness;
 pub mod testutil;

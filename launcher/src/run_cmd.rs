@@ -12,6 +12,7 @@ use launcher::exit;
 use launcher::report::RunStatus;
 use launcher::ring::server::StdSink;
 use launcher::run::{self, RunError, RunOptions};
+use launcher::test_harness;
 
 use crate::RunArgs;
 
@@ -93,6 +94,14 @@ fn write_json(args: &RunArgs, status: &RunStatus) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// This `gpurun run`'s own options: what came between `run` and `program`.
+fn options_before(program: &std::ffi::OsStr) -> Vec<std::ffi::OsString> {
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let start = argv.iter().position(|a| a == "run").map_or(argv.len(), |i| i + 1);
+    let end = argv[start..].iter().position(|a| a == program).map_or(argv.len(), |i| start + i);
+    argv[start..end].to_vec()
+}
+
 fn run_inner(args: &RunArgs, status: &mut RunStatus) -> anyhow::Result<i32> {
     let (program, prog_args) = args.command.split_first().ok_or_else(|| anyhow!("no program given"))?;
     let prog_args = match prog_args.split_first() {
@@ -103,6 +112,13 @@ fn run_inner(args: &RunArgs, status: &mut RunStatus) -> anyhow::Result<i32> {
     let code_path = if program.is_dir() { build(&program, args)? } else { program.clone() };
     status.code_object = Some(code_path.display().to_string());
     let code = CodeObject::read(&code_path)?;
+    // `cargo test` through the runner: one launch per test (test_harness.rs).
+    if std::env::var_os(test_harness::INVOKE_VAR).is_none()
+        && test_harness::is_test_harness(&code.bytes)
+        && !test_harness::runs_in_one_launch(prog_args)
+    {
+        return test_harness::run_tests(&code_path, &options_before(program.as_os_str()), prog_args);
+    }
     if args.no_cache {
         // The driver's JIT cache, for PTX loaded without ptxas. Set before
         // the driver starts (open_for), while no other thread runs.

@@ -47,7 +47,10 @@ pub fn config_toml(paths: &Paths, gpurun: &Path, arch: &Arch) -> String {
          [unstable]\n\
          build-std = [\"std\", \"panic_abort\"]\n\
          build-std-features = [\"compiler-builtins-mem\"]\n\
-         json-target-spec = true\n\n\
+         json-target-spec = true\n\
+         # `cargo test`: the test harness honours panic=abort (the GPU std's), and\n\
+         # gpurun runs it one launch per test.\n\
+         panic-abort-tests = true\n\n\
          [env]\n\
          # Where gpu-ld finds llvm-tools.\n\
          GPU_TOOLCHAIN = \"{toolchain}\"\n\n\
