@@ -160,7 +160,7 @@ fn compile_whole(ptxas: &Path, ptx: &[u8], arch: &str, work: &Path, what: &str) 
 fn compile_split(ptxas: &Path, nvlink: &Path, ptx: &[u8], arch: &str, work: &Path, what: &str) -> Result<Vec<u8>, String> {
     let text = std::str::from_utf8(ptx).map_err(|e| format!("the PTX is not UTF-8: {e}"))?;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let (parts, max_registers) = gpu_toolchain::ptx_parts::split(text, cores.min(MAX_PARTS))?;
+    let (parts, max_registers) = gpu_toolchain::ptx_parts::split(text, cores.min(MAX_PARTS)).map_err(|e| e.to_string())?;
     let mut compiles = Vec::new();
     let mut objects = Vec::new();
     for (i, part) in parts.iter().enumerate() {

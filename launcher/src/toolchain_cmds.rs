@@ -7,10 +7,19 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+use crate::run_cmd::Failure;
 use crate::BuildArgs;
 
 fn log(line: &str) {
     eprintln!("gpurun: {line}");
+}
+
+/// A toolchain error as gpurun reports it: its message (which already ends
+/// with the cause, so the cause is not chained again by `{:#}`) and its exit
+/// code (2 for usage: a bad arch, not a crate, a file `init` will not replace;
+/// 4 when cargo failed or built no code object; 1 for the rest).
+fn toolchain_failure(e: gpu_toolchain::Error) -> anyhow::Error {
+    Failure { code: e.exit_code(), message: e.to_string() }.into()
 }
 
 /// gpurun itself: it links nvptx when called `gpu-ld` (see main.rs).
@@ -24,7 +33,7 @@ fn ensure_toolchain(paths: &Paths, force: bool) -> anyhow::Result<()> {
         let _ = std::fs::remove_file(paths.toolchain.join("gpu-toolchain.stamp"));
     }
     let start = Instant::now();
-    match tc::ensure(paths, &mut |l| log(l)).map_err(anyhow::Error::msg)? {
+    match tc::ensure(paths, &mut |l| log(l)).map_err(toolchain_failure)? {
         tc::SetupOutcome::UpToDate => {}
         tc::SetupOutcome::Made { files, patched } => log(&format!(
             "made {} ({files} files linked, {patched} std files patched) in {:.1} s",
@@ -32,7 +41,7 @@ fn ensure_toolchain(paths: &Paths, force: bool) -> anyhow::Result<()> {
             start.elapsed().as_secs_f64()
         )),
     }
-    tc::install_linker(paths, &self_exe()?).map_err(anyhow::Error::msg)?;
+    tc::install_linker(paths, &self_exe()?).map_err(toolchain_failure)?;
     Ok(())
 }
 
@@ -61,12 +70,12 @@ fn build_objects(dir: &Path, build: BuildArgs) -> anyhow::Result<Vec<PathBuf>> {
         Some(a) => a,
         None => bail!("no GPU found to take the arch from: pass --arch (gfx90a, gfx942, gfx1100, sm_80, sm_90, ...)"),
     };
-    let arch = Arch::parse(&arch).map_err(anyhow::Error::msg)?;
+    let arch = Arch::parse(&arch).map_err(toolchain_failure)?;
     let paths = Paths::from_env();
     ensure_toolchain(&paths, false)?;
     let start = Instant::now();
     let opts = compile::Options { release, bin, ..Default::default() };
-    let objects = compile::build(&paths, dir, &arch, &opts, &mut |l| log(l)).map_err(anyhow::Error::msg)?;
+    let objects = compile::build(&paths, dir, &arch, &opts, &mut |l| log(l)).map_err(toolchain_failure)?;
     log(&format!("built in {:.1} s", start.elapsed().as_secs_f64()));
     Ok(objects)
 }
@@ -98,7 +107,7 @@ pub fn size(program: PathBuf, build: BuildArgs, top: usize, json: bool) -> anyho
     let paths = Paths::from_env();
     ensure_toolchain(&paths, false)?;
     let llvm = tc::llvm_bin(&paths.toolchain).context("llvm-tools (llvm-nm) in the patched toolchain")?;
-    let report = gpu_toolchain::size::report(&object, vendor, &llvm).map_err(anyhow::Error::msg)?;
+    let report = gpu_toolchain::size::report(&object, vendor, &llvm).map_err(toolchain_failure)?;
     if json {
         println!("{}", serde_json::to_string_pretty(&report.to_json(top))?);
     } else {
@@ -111,11 +120,11 @@ pub fn size(program: PathBuf, build: BuildArgs, top: usize, json: bool) -> anyho
 /// `gpurun init`: makes the patched toolchain (its paths go into the
 /// config) and writes the crate's cargo config.
 pub fn init(dir: PathBuf, arch: Option<String>, force: bool) -> anyhow::Result<i32> {
-    let arch = Arch::parse(&arch.or_else(first_device_arch).unwrap_or_else(|| "sm_90".into())).map_err(anyhow::Error::msg)?;
+    let arch = Arch::parse(&arch.or_else(first_device_arch).unwrap_or_else(|| "sm_90".into())).map_err(toolchain_failure)?;
     let paths = Paths::from_env();
     ensure_toolchain(&paths, false)?;
     let dir = dir.canonicalize().with_context(|| format!("{}", dir.display()))?;
-    let written = gpu_toolchain::init::init(&paths, &self_exe()?, &dir, &arch, force).map_err(anyhow::Error::msg)?;
+    let written = gpu_toolchain::init::init(&paths, &self_exe()?, &dir, &arch, force).map_err(toolchain_failure)?;
     log(&format!("wrote {}", written.config.display()));
     if let Some(t) = written.toolchain_file {
         log(&format!("wrote {}", t.display()));
@@ -173,10 +182,10 @@ pub fn demo() -> anyhow::Result<i32> {
     ensure_toolchain(&paths, false)?;
     let dir = paths.repo.join(DEMO);
     if let Some(arch) = first_device_arch() {
-        let arch = Arch::parse(&arch).map_err(anyhow::Error::msg)?;
+        let arch = Arch::parse(&arch).map_err(toolchain_failure)?;
         log(&format!("found a {} GPU; building {DEMO} for it", arch.name));
         let opts = compile::Options { release: true, ..Default::default() };
-        let object = compile::build(&paths, &dir, &arch, &opts, &mut |l| log(l)).map_err(anyhow::Error::msg)?;
+        let object = compile::build(&paths, &dir, &arch, &opts, &mut |l| log(l)).map_err(toolchain_failure)?;
         let object = object.last().expect("one code object");
         log(&format!("running {} on the GPU", object.display()));
         let status = Command::new(self_exe()?).arg("run").arg(object).status().context("running gpurun run")?;
@@ -187,11 +196,11 @@ pub fn demo() -> anyhow::Result<i32> {
     let llvm = tc::llvm_bin(&paths.toolchain).context("llvm-tools in the patched toolchain")?;
     let mut failed = false;
     for name in DEMO_ARCHS {
-        let arch = Arch::parse(name).map_err(anyhow::Error::msg)?;
+        let arch = Arch::parse(name).map_err(toolchain_failure)?;
         let opts = compile::Options { release: true, ..Default::default() };
-        let object = compile::build(&paths, &dir, &arch, &opts, &mut |l| log(l)).map_err(anyhow::Error::msg)?;
+        let object = compile::build(&paths, &dir, &arch, &opts, &mut |l| log(l)).map_err(toolchain_failure)?;
         let object = object.last().expect("one code object");
-        let report = codecheck::inspect(object, arch.vendor, &llvm).map_err(anyhow::Error::msg)?;
+        let report = codecheck::inspect(object, arch.vendor, &llvm).map_err(toolchain_failure)?;
         let problems = report.problems(&arch);
         println!(
             "demo: {:8} {} ({} KiB): kernel entry {}, idle loop sleeps: {}, {} lanes, undefined symbols: {}{}",

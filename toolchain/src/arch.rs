@@ -1,4 +1,5 @@
 //! GPU architecture names and what they imply.
+use crate::Error;
 
 /// The two GPU vendors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,13 +34,8 @@ pub struct Arch {
 }
 
 impl Arch {
-    pub fn parse(name: &str) -> Result<Arch, String> {
-        let bad = || {
-            format!(
-                "unknown GPU arch `{name}`: use an AMD gfx name (gfx90a, gfx942, gfx1100, ...) \
-                 or an NVIDIA sm name (sm_70 ... sm_120, e.g. sm_90 for H100)"
-            )
-        };
+    pub fn parse(name: &str) -> Result<Arch, Error> {
+        let bad = || Error::UnknownArch { name: name.to_string() };
         if let Some(rest) = name.strip_prefix("gfx") {
             if !(3..=4).contains(&rest.len()) || !rest.chars().all(|c| c.is_ascii_hexdigit()) {
                 return Err(bad());
@@ -58,7 +54,7 @@ impl Arch {
             // Volta (sm_70) is the oldest with independent thread scheduling and
             // `nanosleep`, which the runtime needs.
             if sm < 70 || !(suffix.is_empty() || suffix == "a") {
-                return Err(format!("{}; sm_70 (Volta) or newer is needed", bad()));
+                return Err(Error::ArchTooOld { name: name.to_string() });
             }
             return Ok(Arch { name: name.to_string(), vendor: Vendor::Nvidia });
         }
@@ -139,6 +135,12 @@ mod tests {
         for name in ["", "gfx", "gfx8", "gfx803", "sm_60", "sm_9x", "x86_64", "gfxzzz"] {
             assert!(Arch::parse(name).is_err(), "{name}");
         }
-        assert!(Arch::parse("sm_61").unwrap_err().contains("sm_70"));
+        let old = Arch::parse("sm_61").unwrap_err().to_string();
+        assert_eq!(
+            old,
+            "unknown GPU arch `sm_61`: use an AMD gfx name (gfx90a, gfx942, gfx1100, ...) or an NVIDIA sm name \
+             (sm_70 ... sm_120, e.g. sm_90 for H100); sm_70 (Volta) or newer is needed"
+        );
+        assert_eq!(Arch::parse("sm_61").unwrap_err().exit_code(), 2);
     }
 }

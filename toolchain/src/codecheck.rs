@@ -3,6 +3,7 @@
 //! nothing is left undefined. Used by `gpurun demo` (no GPU), `gpurun build
 //! --check`, and the CI tests; AMD objects are read with llvm-tools.
 use crate::arch::{Arch, Vendor};
+use crate::error::Error;
 use crate::protocol_names::KERNEL_ENTRY;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -48,26 +49,24 @@ impl CodeObjectReport {
     }
 }
 
-pub fn tool_output(bin: &Path, tool: &str, args: &[&str], file: &Path) -> Result<String, String> {
-    let out = Command::new(bin.join(tool))
-        .args(args)
-        .arg(file)
-        .output()
-        .map_err(|e| format!("cannot run {tool}: {e}"))?;
+/// The stdout of llvm tool `tool` (in `bin`) run with `args` on `file`.
+pub fn tool_output(bin: &Path, tool: &str, args: &[&str], file: &Path) -> Result<String, Error> {
+    let out = Command::new(bin.join(tool)).args(args).arg(file).output().map_err(Error::spawn(tool))?;
     if !out.status.success() {
-        return Err(format!("{tool} failed on {}: {}", file.display(), String::from_utf8_lossy(&out.stderr)));
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        return Err(Error::Tool { tool: tool.to_string(), file: file.to_path_buf(), stderr });
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 /// Inspects `path`, a code object built for `vendor`. `llvm_bin` is the
 /// llvm-tools folder (see [`crate::setup::llvm_bin`]).
-pub fn inspect(path: &Path, vendor: Vendor, llvm_bin: &Path) -> Result<CodeObjectReport, String> {
-    let bytes = std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?.len();
+pub fn inspect(path: &Path, vendor: Vendor, llvm_bin: &Path) -> Result<CodeObjectReport, Error> {
+    let bytes = std::fs::metadata(path).map_err(Error::io("read", path))?.len();
     let mut r = CodeObjectReport { path: path.to_path_buf(), bytes, ..Default::default() };
     match vendor {
         Vendor::Nvidia => {
-            let ptx = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let ptx = std::fs::read_to_string(path).map_err(Error::io("read", path))?;
             inspect_ptx(&ptx, &mut r);
         }
         Vendor::Amd => {

@@ -1,5 +1,6 @@
 //! `gpurun build`: cargo with `-Zbuild-std` on the patched toolchain.
 use crate::arch::{Arch, Vendor};
+use crate::error::Error;
 use crate::paths::Paths;
 use std::fs;
 use std::io::{BufRead, BufReader};
@@ -80,13 +81,13 @@ pub fn clean_env(cmd: &mut Command) {
 
 /// Builds the package at `dir` and returns its code objects' paths (one per
 /// `bin` or `cdylib` target built; the last is the package's last target).
-pub fn build(paths: &Paths, dir: &Path, arch: &Arch, opts: &Options, log: &mut dyn FnMut(&str)) -> Result<Vec<PathBuf>, String> {
+pub fn build(paths: &Paths, dir: &Path, arch: &Arch, opts: &Options, log: &mut dyn FnMut(&str)) -> Result<Vec<PathBuf>, Error> {
     let manifest = dir.join("Cargo.toml");
     if !manifest.exists() {
-        return Err(format!("{} is not a crate: it has no Cargo.toml", dir.display()));
+        return Err(Error::NotACrate(dir.to_path_buf()));
     }
     if !paths.gpu_linker().exists() {
-        return Err(format!("the GPU linker {} is missing: run `gpurun setup`", paths.gpu_linker().display()));
+        return Err(Error::LinkerMissing { path: paths.gpu_linker() });
     }
     check_sysroot(paths)?;
     let target_dir = opts.target_dir.clone().unwrap_or_else(|| paths.build_dir(&arch.name));
@@ -98,39 +99,34 @@ pub fn build(paths: &Paths, dir: &Path, arch: &Arch, opts: &Options, log: &mut d
     let mut child = cargo_command(paths, arch, opts, &manifest, &target_dir)
         .stdout(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("cannot run {}: {e}", paths.cargo().display()))?;
+        .map_err(Error::spawn(paths.cargo()))?;
     let mut artifacts = Vec::new();
     for line in BufReader::new(child.stdout.take().expect("piped")).lines() {
-        let line = line.map_err(|e| e.to_string())?;
+        let line = line.map_err(Error::io("read the output of", paths.cargo()))?;
         if let Some(path) = artifact_of(&line, arch.vendor) {
             artifacts.push(path);
         }
     }
-    let status = child.wait().map_err(|e| e.to_string())?;
+    let status = child.wait().map_err(Error::io("wait for", paths.cargo()))?;
     if !status.success() {
-        return Err(format!("cargo failed to build {} for {}", dir.display(), arch.name));
+        return Err(Error::CargoFailed { dir: dir.to_path_buf(), arch: arch.name.clone() });
     }
     if artifacts.is_empty() {
-        return Err(format!("cargo built {} but reported no GPU code object (a `bin` or `cdylib` target is needed)", dir.display()));
+        return Err(Error::NoCodeObject { dir: dir.to_path_buf() });
     }
     Ok(artifacts)
 }
 
 /// The patched rustc must report the patched toolchain as its sysroot, or
 /// cargo would build the pristine std (which does not build for GPUs).
-fn check_sysroot(paths: &Paths) -> Result<(), String> {
+fn check_sysroot(paths: &Paths) -> Result<(), Error> {
     let mut cmd = Command::new(paths.rustc());
     clean_env(&mut cmd);
-    let out = cmd.args(["--print", "sysroot"]).output().map_err(|e| format!("cannot run {}: {e}", paths.rustc().display()))?;
+    let out = cmd.args(["--print", "sysroot"]).output().map_err(Error::spawn(paths.rustc()))?;
     let sysroot = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
     let same = |a: &Path, b: &Path| a.canonicalize().ok() == b.canonicalize().ok();
     if !out.status.success() || !same(&sysroot, &paths.toolchain) {
-        return Err(format!(
-            "{} reports sysroot {}, not the patched toolchain {}: run `gpurun setup --force`",
-            paths.rustc().display(),
-            sysroot.display(),
-            paths.toolchain.display()
-        ));
+        return Err(Error::WrongSysroot { rustc: paths.rustc(), sysroot, toolchain: paths.toolchain.clone() });
     }
     Ok(())
 }
@@ -150,7 +146,7 @@ fn artifact_of(line: &str, vendor: Vendor) -> Option<PathBuf> {
 
 /// Cargo does not notice edits to std's sources, so after the toolchain was
 /// remade, drop the std build of a target dir that was made with another.
-fn forget_stale_std(paths: &Paths, target_dir: &Path) -> Result<(), String> {
+fn forget_stale_std(paths: &Paths, target_dir: &Path) -> Result<(), Error> {
     let current = fs::read(paths.toolchain.join("gpu-toolchain.stamp")).unwrap_or_default();
     let seen_file = target_dir.join("gpu-toolchain.stamp");
     if fs::read(&seen_file).ok().as_ref() == Some(&current) {
@@ -159,11 +155,11 @@ fn forget_stale_std(paths: &Paths, target_dir: &Path) -> Result<(), String> {
     for vendor in [Vendor::Amd, Vendor::Nvidia] {
         let dir = target_dir.join(vendor.target_name());
         if dir.exists() {
-            fs::remove_dir_all(&dir).map_err(|e| format!("cannot remove the stale std build {}: {e}", dir.display()))?;
+            fs::remove_dir_all(&dir).map_err(Error::io("remove the stale std build", &dir))?;
         }
     }
-    fs::create_dir_all(target_dir).map_err(|e| e.to_string())?;
-    fs::write(&seen_file, current).map_err(|e| e.to_string())
+    fs::create_dir_all(target_dir).map_err(Error::io("create", target_dir))?;
+    fs::write(&seen_file, current).map_err(Error::io("write", &seen_file))
 }
 
 #[cfg(test)]

@@ -4,6 +4,9 @@ use crate::setup;
 use crate::Vendor;
 
 /// One check: what was looked at, and either what was found or how to fix it.
+/// `result` is a line of the report, not an error to act on: a failed check
+/// holds the text to print (often a fix built here), so it stays a `String`;
+/// the toolchain's [`crate::Error`]s that end up in it are turned into text.
 pub struct Check {
     pub what: String,
     pub result: Result<String, String>,
@@ -13,7 +16,7 @@ pub struct Check {
 pub fn toolchain_checks(paths: &Paths) -> Vec<Check> {
     let mut checks = Vec::new();
     let mut add = |what: &str, result: Result<String, String>| checks.push(Check { what: what.to_string(), result });
-    let channel = setup::pinned_channel(paths);
+    let channel = setup::pinned_channel(paths).map_err(|e| e.to_string());
     add("pinned nightly (rust-toolchain.toml)", channel.clone());
     let sysroot = channel.as_ref().map_err(Clone::clone).and_then(|c| {
         std::process::Command::new("rustup")
@@ -42,9 +45,9 @@ pub fn toolchain_checks(paths: &Paths) -> Vec<Check> {
     }
     add(
         "std port (new files and patches)",
-        crate::patch::Port::read(&paths.std_port).map(|p| {
-            format!("{} ({} files, {} patches)", paths.std_port.display(), p.sources.len(), p.patches.len())
-        }),
+        crate::patch::Port::read(&paths.std_port)
+            .map(|p| format!("{} ({} files, {} patches)", paths.std_port.display(), p.sources.len(), p.patches.len()))
+            .map_err(|e| e.to_string()),
     );
     for v in [Vendor::Amd, Vendor::Nvidia] {
         let spec = paths.target_spec(v);
@@ -59,7 +62,7 @@ pub fn toolchain_checks(paths: &Paths) -> Vec<Check> {
             Ok(true) => Ok(format!("{} (current)", paths.toolchain.display())),
             Ok(false) if paths.toolchain.exists() => Err("stale (the std port or the runtime changed): run `gpurun setup`".into()),
             Ok(false) => Err("not made yet: run `gpurun setup`".into()),
-            Err(e) => Err(e),
+            Err(e) => Err(e.to_string()),
         },
     );
     add(

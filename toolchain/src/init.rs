@@ -5,6 +5,7 @@
 //! (plain `cargo` must be that nightly for `-Zbuild-std`), after which
 //! `cargo build`, `cargo run` and `cargo build-amd` work in that crate.
 use crate::arch::{Arch, Vendor};
+use crate::error::Error;
 use crate::paths::Paths;
 use std::path::{Path, PathBuf};
 
@@ -89,16 +90,16 @@ pub fn config_toml(paths: &Paths, gpurun: &Path, arch: &Arch) -> String {
 /// Writes the config and toolchain file into the crate at `dir`. Refuses to
 /// replace a `.cargo/config.toml` that `init` did not write (unless `force`)
 /// or a `rust-toolchain.toml` naming another toolchain.
-pub fn init(paths: &Paths, gpurun: &Path, dir: &Path, arch: &Arch, force: bool) -> Result<Written, String> {
+pub fn init(paths: &Paths, gpurun: &Path, dir: &Path, arch: &Arch, force: bool) -> Result<Written, Error> {
     if !dir.join("Cargo.toml").is_file() {
-        return Err(format!("{} is not a crate: it has no Cargo.toml", dir.display()));
+        return Err(Error::NotACrate(dir.to_path_buf()));
     }
     let config = dir.join(".cargo/config.toml");
     if let Ok(old) = std::fs::read_to_string(&config)
         && !old.starts_with("# Written by `gpurun init`")
         && !force
     {
-        return Err(format!("{} exists and was not written by `gpurun init`: move it away, or pass --force", config.display()));
+        return Err(Error::Refused { path: config });
     }
     let channel = crate::setup::pinned_channel(paths)?;
     let toolchain_file = dir.join("rust-toolchain.toml");
@@ -109,17 +110,14 @@ pub fn init(paths: &Paths, gpurun: &Path, dir: &Path, arch: &Arch, force: bool) 
     let write_toolchain = match std::fs::read_to_string(&toolchain_file) {
         Ok(old) if old.contains(&format!("\"{channel}\"")) => false,
         Ok(_) if !force => {
-            return Err(format!(
-                "{} names another toolchain; `-Zbuild-std` needs {channel}: edit it, or pass --force",
-                toolchain_file.display()
-            ));
+            return Err(Error::OtherToolchain { path: toolchain_file, channel });
         }
         _ => true,
     };
-    std::fs::create_dir_all(dir.join(".cargo")).map_err(|e| format!("cannot create {}: {e}", dir.join(".cargo").display()))?;
-    std::fs::write(&config, config_toml(paths, gpurun, arch)).map_err(|e| format!("cannot write {}: {e}", config.display()))?;
+    std::fs::create_dir_all(dir.join(".cargo")).map_err(Error::io("create", dir.join(".cargo")))?;
+    std::fs::write(&config, config_toml(paths, gpurun, arch)).map_err(Error::io("write", &config))?;
     if write_toolchain {
-        std::fs::write(&toolchain_file, wanted).map_err(|e| format!("cannot write {}: {e}", toolchain_file.display()))?;
+        std::fs::write(&toolchain_file, wanted).map_err(Error::io("write", &toolchain_file))?;
     }
     Ok(Written { config, toolchain_file: write_toolchain.then_some(toolchain_file) })
 }
@@ -136,7 +134,9 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let arch = Arch::parse("sm_80").unwrap();
-        assert!(init(&paths, Path::new("/x/gpurun"), &dir, &arch, false).unwrap_err().contains("no Cargo.toml"));
+        let err = init(&paths, Path::new("/x/gpurun"), &dir, &arch, false).unwrap_err();
+        assert_eq!(err.to_string(), format!("{} is not a crate: it has no Cargo.toml", dir.display()));
+        assert_eq!(err.exit_code(), 2);
         std::fs::write(dir.join("Cargo.toml"), "[package]\nname = \"x\"\n").unwrap();
         let w = init(&paths, Path::new("/x/gpurun"), &dir, &arch, false).unwrap();
         let text = std::fs::read_to_string(&w.config).unwrap();
@@ -152,7 +152,12 @@ mod tests {
         assert!(init(&paths, Path::new("/x/gpurun"), &dir, &arch, false).unwrap().toolchain_file.is_none());
         // A config of the user's own is kept unless forced.
         std::fs::write(&w.config, "[build]\n").unwrap();
-        assert!(init(&paths, Path::new("/x/gpurun"), &dir, &arch, false).unwrap_err().contains("--force"));
+        let err = init(&paths, Path::new("/x/gpurun"), &dir, &arch, false).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!("{} exists and was not written by `gpurun init`: move it away, or pass --force", w.config.display())
+        );
+        assert_eq!(err.exit_code(), 2);
         init(&paths, Path::new("/x/gpurun"), &dir, &arch, true).unwrap();
         let _ = std::fs::remove_dir_all(&dir);
     }

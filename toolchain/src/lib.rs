@@ -9,6 +9,7 @@ pub mod arch;
 pub mod codecheck;
 pub mod compile;
 pub mod doctor;
+pub mod error;
 pub mod init;
 pub mod patch;
 pub mod paths;
@@ -18,6 +19,7 @@ pub mod setup;
 pub mod size;
 
 pub use arch::{Arch, Vendor};
+pub use error::{Error, PtxError};
 pub use paths::Paths;
 
 use std::path::{Path, PathBuf};
@@ -27,7 +29,7 @@ use std::path::{Path, PathBuf};
 /// (an AMDGPU ELF `.elf` or a PTX `.ptx` file); with several `bin` targets,
 /// `bin` names one. Makes the toolchain first if it is missing or stale, and
 /// installs `linker` (a binary that links GPU code when called `gpu-ld`).
-pub fn build_crate(dir: &Path, arch: &str, release: bool, bin: Option<&str>, linker: &Path) -> Result<PathBuf, String> {
+pub fn build_crate(dir: &Path, arch: &str, release: bool, bin: Option<&str>, linker: &Path) -> Result<PathBuf, Error> {
     let paths = Paths::from_env();
     let arch = Arch::parse(arch)?;
     let mut log = |line: &str| eprintln!("gpurun: {line}");
@@ -37,7 +39,7 @@ pub fn build_crate(dir: &Path, arch: &str, release: bool, bin: Option<&str>, lin
     let mut objects = compile::build(&paths, dir, &arch, &opts, &mut log)?;
     if objects.len() > 1 {
         let names: Vec<_> = objects.iter().filter_map(|p| p.file_stem()).map(|s| s.to_string_lossy().into_owned()).collect();
-        return Err(format!("{} has several programs ({}): choose one with --bin", dir.display(), names.join(", ")));
+        return Err(Error::SeveralPrograms { dir: dir.to_path_buf(), names });
     }
     Ok(objects.pop().expect("build returns at least one"))
 }

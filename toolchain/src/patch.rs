@@ -6,6 +6,7 @@
 //! Files are replaced, never edited in place: the library tree starts as hard
 //! links to the pristine rustup toolchain, and writing through a hard link
 //! would corrupt that toolchain.
+use crate::error::Error;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -17,12 +18,13 @@ struct FileDiff<'a> {
     text: &'a str,
 }
 
-/// The file diffs of a patch; text before the first `diff --git` (the patch's
-/// comment) is skipped.
-fn split(patch: &str) -> Result<Vec<FileDiff<'_>>, String> {
+/// The file diffs of `patch` (the text of the patch file `name`); text before
+/// the first `diff --git` (the patch's comment) is skipped.
+fn split<'a>(name: &str, patch: &'a str) -> Result<Vec<FileDiff<'a>>, Error> {
+    let bad = |why: String| Error::BadPatch { patch: name.to_string(), why };
     let mut starts: Vec<usize> = patch.match_indices("diff --git ").map(|(i, _)| i).filter(|&i| i == 0 || patch.as_bytes()[i - 1] == b'\n').collect();
     if starts.is_empty() {
-        return Err("holds no `diff --git` sections".into());
+        return Err(bad("holds no `diff --git` sections".into()));
     }
     starts.push(patch.len());
     let mut out = Vec::new();
@@ -33,7 +35,7 @@ fn split(patch: &str) -> Result<Vec<FileDiff<'_>>, String> {
         let path = header
             .strip_prefix("diff --git a/")
             .and_then(|rest| rest.split(" b/").next())
-            .ok_or_else(|| format!("malformed diff header: {header}"))?
+            .ok_or_else(|| bad(format!("malformed diff header: {header}")))?
             .to_string();
         let new_file = section.lines().take(4).any(|l| l.starts_with("new file mode"));
         // The unified diff proper starts at the `--- ` line; sections without
@@ -53,15 +55,15 @@ pub struct Port {
 }
 
 impl Port {
-    pub fn read(dir: &Path) -> Result<Port, String> {
+    pub fn read(dir: &Path) -> Result<Port, Error> {
         let rel = |files: Vec<PathBuf>| -> Vec<PathBuf> {
             files.into_iter().map(|f| f.strip_prefix(dir).expect("under the port").to_path_buf()).collect()
         };
-        let listed = |sub: &str| files_under(&dir.join(sub)).map_err(|e| format!("cannot read {}: {e}", dir.join(sub).display()));
+        let listed = |sub: &str| files_under(&dir.join(sub)).map_err(Error::io("read", dir.join(sub)));
         let sources = rel(listed("library")?);
         let patches: Vec<_> = rel(listed("patches")?).into_iter().filter(|p| p.extension().is_some_and(|e| e == "patch")).collect();
         if sources.is_empty() || patches.is_empty() {
-            return Err(format!("{} lacks library/ files or patches/*.patch: restore it from git", dir.display()));
+            return Err(Error::PortIncomplete { dir: dir.to_path_buf() });
         }
         Ok(Port { dir: dir.to_path_buf(), sources, patches })
     }
@@ -73,26 +75,21 @@ impl Port {
 
     /// Copies the new files into `library`, then applies the patches in
     /// order. Returns the number of std files written.
-    pub fn install(&self, library: &Path) -> Result<usize, String> {
+    pub fn install(&self, library: &Path) -> Result<usize, Error> {
         for rel in &self.sources {
             let from = self.dir.join(rel);
             let to = library.join(rel.strip_prefix("library").expect("a source"));
             // The port adds files; an upstream file is changed by a patch, so
             // that a newer nightly's change to it is noticed.
             if to.exists() {
-                return Err(format!(
-                    "{} would replace upstream's {}: change upstream files with a patch in {}",
-                    from.display(),
-                    to.display(),
-                    self.dir.join("patches").display()
-                ));
+                return Err(Error::PortReplacesUpstream { file: from, upstream: to, patches: self.dir.join("patches") });
             }
-            replace_file(&to, &fs::read(&from).map_err(|e| format!("cannot read {}: {e}", from.display()))?)?;
+            replace_file(&to, &fs::read(&from).map_err(Error::io("read", &from))?)?;
         }
         let mut patched = 0;
         for rel in &self.patches {
             let file = self.dir.join(rel);
-            let text = fs::read_to_string(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+            let text = fs::read_to_string(&file).map_err(Error::io("read", &file))?;
             patched += apply(&file.display().to_string(), &text, library)?;
         }
         Ok(self.sources.len() + patched)
@@ -101,25 +98,27 @@ impl Port {
 
 /// Applies `patch` (the text of the patch file `name`) to the tree at
 /// `library`. Returns the number of files changed.
-pub fn apply(name: &str, patch: &str, library: &Path) -> Result<usize, String> {
-    let diffs = split(patch).map_err(|e| format!("std patch {name}: {e}"))?;
+pub fn apply(name: &str, patch: &str, library: &Path) -> Result<usize, Error> {
+    let diffs = split(name, patch)?;
     for d in &diffs {
         let target = library.join(&d.path);
         let original = if d.new_file {
             String::new()
         } else {
-            fs::read_to_string(&target).map_err(|e| {
-                format!("std patch {name}: cannot read {} ({e}): did upstream move or remove it?", target.display())
+            fs::read_to_string(&target).map_err(|source| Error::PatchTargetMissing {
+                patch: name.to_string(),
+                file: target.clone(),
+                source,
             })?
         };
-        let parsed =
-            diffy::Patch::from_str(d.text).map_err(|e| format!("std patch {name}: cannot parse the diff of {}: {e}", d.path))?;
-        let patched = diffy::apply(&original, &parsed).map_err(|e| {
-            format!(
-                "std patch {name} does not apply to {} ({e}): upstream's file differs from the one the patch \
-                 was made for (another nightly? see toolchain/std/README.md, \"Moving to a newer nightly\")",
-                d.path
-            )
+        let parsed = diffy::Patch::from_str(d.text).map_err(|e| Error::BadPatch {
+            patch: name.to_string(),
+            why: format!("cannot parse the diff of {}: {e}", d.path),
+        })?;
+        let patched = diffy::apply(&original, &parsed).map_err(|e| Error::PatchDoesNotApply {
+            patch: name.to_string(),
+            file: d.path.clone(),
+            why: e.to_string(),
         })?;
         replace_file(&target, patched.as_bytes())?;
     }
@@ -141,13 +140,13 @@ pub(crate) fn files_under(dir: &Path) -> io::Result<Vec<PathBuf>> {
 }
 
 /// Writes `bytes` to `path` through a new inode (write a temp file, rename).
-pub fn replace_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
+pub fn replace_file(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     if let Some(dir) = path.parent() {
-        fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        fs::create_dir_all(dir).map_err(Error::io("create", dir))?;
     }
     let tmp = path.with_extension("gpu-tmp");
-    fs::write(&tmp, bytes).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-    fs::rename(&tmp, path).map_err(|e| format!("cannot replace {}: {e}", path.display()))
+    fs::write(&tmp, bytes).map_err(Error::io("write", &tmp))?;
+    fs::rename(&tmp, path).map_err(Error::io("replace", path))
 }
 
 #[cfg(test)]
@@ -188,7 +187,7 @@ mod tests {
     fn a_patch_that_does_not_fit_is_an_error_naming_the_file() {
         let dir = temp("misfit");
         write(&dir.join("x/old.rs"), "something\nelse\n");
-        let err = apply("test.patch", PATCH, &dir).unwrap_err();
+        let err = apply("test.patch", PATCH, &dir).unwrap_err().to_string();
         assert!(err.contains("x/old.rs") && err.contains("test.patch"), "{err}");
         fs::remove_dir_all(&dir).unwrap();
     }
@@ -235,12 +234,12 @@ mod tests {
         let library = dir.join("library");
         // Upstream changed the file the patch edits.
         write(&library.join("std/src/sys/thing/mod.rs"), "mod unix;\nmod hermit;\nmod unsupported;\n");
-        let err = port.install(&library).unwrap_err();
+        let err = port.install(&library).unwrap_err().to_string();
         assert!(err.contains("patches/01-first.patch") && err.contains("std/src/sys/thing/mod.rs"), "{err}");
         // Upstream removed it.
         fs::remove_file(library.join("std/src/sys/thing/mod.rs")).unwrap();
         fs::remove_file(library.join("std/src/sys/thing/gpu.rs")).unwrap();
-        let err = port.install(&library).unwrap_err();
+        let err = port.install(&library).unwrap_err().to_string();
         assert!(err.contains("patches/01-first.patch") && err.contains("std/src/sys/thing/mod.rs"), "{err}");
         fs::remove_dir_all(&dir).unwrap();
     }
@@ -251,7 +250,7 @@ mod tests {
         let port = port(&dir.join("port"), &[("01-first.patch", FIRST)]);
         let library = dir.join("library");
         write(&library.join("std/src/sys/thing/gpu.rs"), "upstream's own\n");
-        let err = port.install(&library).unwrap_err();
+        let err = port.install(&library).unwrap_err().to_string();
         assert!(err.contains("library/std/src/sys/thing/gpu.rs") && err.contains("patch"), "{err}");
         fs::remove_dir_all(&dir).unwrap();
     }

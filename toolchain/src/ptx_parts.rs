@@ -19,6 +19,7 @@
 //! [`merge`]: `gpu-ld` compiles an LLVM module split into parts with one
 //! `llc` per core, and joins their PTX back into the one module `llc` would
 //! have written.
+use crate::error::PtxError;
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
@@ -58,7 +59,7 @@ fn offset(text: &str, line: &str) -> usize {
     line.as_ptr() as usize - text.as_ptr() as usize
 }
 
-fn parse(ptx: &str) -> Result<Module<'_>, String> {
+fn parse(ptx: &str) -> Result<Module<'_>, PtxError> {
     let lines: Vec<&str> = ptx.lines().collect();
     let mut m = Module { header: Vec::new(), externs: Vec::new(), variables: Vec::new(), definitions: Vec::new(), max_registers: None };
     let mut i = 0;
@@ -73,7 +74,7 @@ fn parse(ptx: &str) -> Result<Module<'_>, String> {
                 j += 1;
             }
             if j == lines.len() {
-                return Err(format!("unterminated function header at line {}", i + 1));
+                return Err(PtxError::UnterminatedHeader { line: i + 1 });
             }
             if lines[j].trim() == "{" {
                 let mut k = j;
@@ -81,7 +82,7 @@ fn parse(ptx: &str) -> Result<Module<'_>, String> {
                     k += 1;
                 }
                 if k == lines.len() {
-                    return Err(format!("unterminated function body from line {}", i + 1));
+                    return Err(PtxError::UnterminatedBody { line: i + 1 });
                 }
                 let is_kernel = strip_linkage(line).starts_with(".entry");
                 let head = lines[i..j].to_vec();
@@ -107,18 +108,18 @@ fn parse(ptx: &str) -> Result<Module<'_>, String> {
         }
         if is_variable(line) {
             if !t.ends_with(';') {
-                return Err(format!("a module-scope variable over several lines at line {}", i + 1));
+                return Err(PtxError::MultiLineVariable { line: i + 1 });
             }
             m.variables.push(line);
         } else if t.starts_with(".version") || t.starts_with(".target") || t.starts_with(".address_size") {
             m.header.push(line);
         } else if !(t.is_empty() || t.starts_with("//")) {
-            return Err(format!("a module-scope line this splitter does not know, at line {}: {t}", i + 1));
+            return Err(PtxError::UnknownLine { line: i + 1, text: t.to_string() });
         }
         i += 1;
     }
     if m.header.is_empty() {
-        return Err("no .version/.target header".into());
+        return Err(PtxError::NoHeader);
     }
     Ok(m)
 }
@@ -165,7 +166,7 @@ fn ptxas_cost(bytes: usize) -> u64 {
 /// Splits `ptx` into at most `parts` modules (fewer if it has fewer
 /// functions), balancing `ptxas`'s work. Returns them and the register cap for
 /// `ptxas --maxrregcount`, if the kernel has one.
-pub fn split(ptx: &str, parts: usize) -> Result<(Vec<String>, Option<u32>), String> {
+pub fn split(ptx: &str, parts: usize) -> Result<(Vec<String>, Option<u32>), PtxError> {
     let m = parse(ptx)?;
     let parts = parts.clamp(1, m.definitions.len().max(1));
     // Largest first, each to the part with the least work, where a
@@ -227,14 +228,14 @@ fn variable_name(line: &str) -> &str {
 /// variable defined, and every definition. `local` names the symbols the
 /// split made external: they lose `.visible` again, as `llc` would have
 /// written them from the whole module.
-pub fn merge(parts: &[String], local: &HashSet<String>) -> Result<String, String> {
+pub fn merge(parts: &[String], local: &HashSet<String>) -> Result<String, PtxError> {
     let modules = parts.iter().map(|p| parse(p)).collect::<Result<Vec<_>, _>>()?;
-    let first = modules.first().ok_or("no PTX parts to merge")?;
+    let first = modules.first().ok_or(PtxError::NoParts)?;
     let mut defined = HashSet::new();
     for d in modules.iter().flat_map(|m| &m.definitions) {
-        let name = crate::size::ptx_header_name(d.head[0]).ok_or("a definition without a name")?;
+        let name = crate::size::ptx_header_name(d.head[0]).ok_or(PtxError::UnnamedDefinition)?;
         if !defined.insert(name) {
-            return Err(format!("{name} is defined in two parts"));
+            return Err(PtxError::FunctionTwice { name: name.to_string() });
         }
     }
     let linkage = |name: &str| if local.contains(name) { "" } else { ".visible " };
@@ -256,7 +257,7 @@ pub fn merge(parts: &[String], local: &HashSet<String>) -> Result<String, String
     for v in modules.iter().flat_map(|m| &m.variables).filter(|v| !v.trim_start().starts_with(".extern")) {
         let name = variable_name(v);
         if !variables.insert(name) {
-            return Err(format!("variable {name} is defined in two parts"));
+            return Err(PtxError::VariableTwice { name: name.to_string() });
         }
         let _ = writeln!(s, "{}{}", linkage(name), strip_linkage(v.trim()));
     }
@@ -355,7 +356,10 @@ mod tests {
         assert_eq!(split(PTX, 64).unwrap().0.len(), 3);
         assert_eq!(split(PTX, 0).unwrap().0.len(), 1);
         let odd = PTX.replace(".address_size 64", ".address_size 64\n.alias a, b;");
-        assert!(split(&odd, 2).unwrap_err().contains(".alias"));
+        assert_eq!(
+            split(&odd, 2).unwrap_err().to_string(),
+            "a module-scope line this splitter does not know, at line 8: .alias a, b;"
+        );
     }
 
     #[test]
@@ -378,6 +382,6 @@ mod tests {
         // Merged again, each part is whole: splitting it gives the same parts.
         assert_eq!(split(&whole, 2).unwrap().0, parts);
         let twice = [parts[0].clone(), parts[0].clone()];
-        assert!(merge(&twice, &local).unwrap_err().contains("defined in two parts"));
+        assert_eq!(merge(&twice, &local).unwrap_err().to_string(), "__gpu_start is defined in two parts");
     }
 }

@@ -11,6 +11,7 @@
 //! A stamp (a hash of everything that went in) detects a stale copy: after an
 //! edit of any file of the port or of the runtime, the next `setup` or
 //! `build` redoes it.
+use crate::error::Error;
 use crate::patch::{self, files_under};
 use crate::paths::Paths;
 use sha2::{Digest, Sha256};
@@ -36,20 +37,20 @@ pub enum SetupOutcome {
 }
 
 /// The pinned channel from the repository's `rust-toolchain.toml`.
-pub fn pinned_channel(paths: &Paths) -> Result<String, String> {
+pub fn pinned_channel(paths: &Paths) -> Result<String, Error> {
     let file = paths.repo.join("rust-toolchain.toml");
-    let text = fs::read_to_string(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    let text = fs::read_to_string(&file).map_err(Error::io("read", &file))?;
     text.lines()
         .filter_map(|l| l.trim().strip_prefix("channel"))
         .filter_map(|rest| rest.split('"').nth(1))
         .next()
         .map(str::to_string)
-        .ok_or_else(|| format!("{} names no channel", file.display()))
+        .ok_or(Error::NoChannel { file })
 }
 
 /// The sysroot of the pinned rustup toolchain; installs it (with `rust-src`
 /// and `llvm-tools`) when rustup lacks it.
-pub fn base_sysroot(channel: &str, log: &mut dyn FnMut(&str)) -> Result<PathBuf, String> {
+pub fn base_sysroot(channel: &str, log: &mut dyn FnMut(&str)) -> Result<PathBuf, Error> {
     let query = || Command::new("rustup").args(["run", channel, "rustc", "--print", "sysroot"]).output();
     let out = match query() {
         Ok(o) if o.status.success() => o,
@@ -58,29 +59,22 @@ pub fn base_sysroot(channel: &str, log: &mut dyn FnMut(&str)) -> Result<PathBuf,
             let status = Command::new("rustup")
                 .args(["toolchain", "install", channel, "--profile", "minimal", "-c", "rust-src", "-c", "llvm-tools"])
                 .status()
-                .map_err(|e| format!("cannot run rustup: {e}"))?;
+                .map_err(Error::spawn("rustup"))?;
             if !status.success() {
-                return Err(format!("`rustup toolchain install {channel}` failed; run it by hand to see why"));
+                return Err(Error::InstallFailed { channel: channel.to_string() });
             }
-            query().map_err(|e| format!("cannot run rustup: {e}"))?
+            query().map_err(Error::spawn("rustup"))?
         }
-        Err(e) => {
-            return Err(format!(
-                "cannot run rustup ({e}): install rustup from https://rustup.rs, then run `gpurun setup` again"
-            ));
-        }
+        Err(source) => return Err(Error::NoRustup { source }),
     };
     let sysroot = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
     for needed in ["lib/rustlib/src/rust/library/std/Cargo.toml", "lib/rustlib"] {
         if !sysroot.join(needed).exists() {
-            return Err(format!(
-                "{} lacks {needed}: run `rustup component add rust-src llvm-tools --toolchain {channel}`",
-                sysroot.display()
-            ));
+            return Err(Error::SysrootLacks { sysroot, needed, channel: channel.to_string() });
         }
     }
     if llvm_bin(&sysroot).is_none() {
-        return Err(format!("{channel} lacks llvm-tools: run `rustup component add llvm-tools --toolchain {channel}`"));
+        return Err(Error::NoLlvmTools { channel: channel.to_string() });
     }
     Ok(sysroot)
 }
@@ -92,7 +86,7 @@ pub fn llvm_bin(sysroot: &Path) -> Option<PathBuf> {
 }
 
 /// Hash of everything the made toolchain is built from.
-fn stamp(paths: &Paths, channel: &str, base: &Path) -> Result<String, String> {
+fn stamp(paths: &Paths, channel: &str, base: &Path) -> Result<String, Error> {
     let mut h = Sha256::new();
     h.update(SETUP_FORMAT);
     h.update(channel);
@@ -102,15 +96,15 @@ fn stamp(paths: &Paths, channel: &str, base: &Path) -> Result<String, String> {
     let port = patch::Port::read(&paths.std_port)?;
     for rel in port.files() {
         let file = port.dir.join(rel);
-        let bytes = fs::read(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+        let bytes = fs::read(&file).map_err(Error::io("read", &file))?;
         hash_file(&mut h, rel, &bytes);
     }
     // The GPU linker's sources too: cargo does not relink when the linker
     // changes, but a new stamp drops the std builds, so everything relinks.
     let dirs = RUNTIME_CRATES.iter().map(|(_, dir)| paths.repo.join(dir).join("src")).chain([paths.repo.join("toolchain/linker/src")]);
     for dir in dirs {
-        for file in files_under(&dir).map_err(|e| e.to_string())? {
-            let bytes = fs::read(&file).map_err(|e| e.to_string())?;
+        for file in files_under(&dir).map_err(Error::io("read", &dir))? {
+            let bytes = fs::read(&file).map_err(Error::io("read", &file))?;
             hash_file(&mut h, &file, &bytes);
         }
     }
@@ -127,7 +121,7 @@ fn hash_file(h: &mut Sha256, path: &Path, bytes: &[u8]) {
 }
 
 /// Whether the made toolchain matches its inputs (cheap: hashes a few hundred KB).
-pub fn is_current(paths: &Paths) -> Result<bool, String> {
+pub fn is_current(paths: &Paths) -> Result<bool, Error> {
     let channel = pinned_channel(paths)?;
     let Ok(recorded) = fs::read_to_string(paths.toolchain.join(STAMP_FILE)) else { return Ok(false) };
     let base = PathBuf::from(recorded.lines().nth(1).unwrap_or_default());
@@ -135,7 +129,7 @@ pub fn is_current(paths: &Paths) -> Result<bool, String> {
 }
 
 /// Makes the patched toolchain unless it is current.
-pub fn ensure(paths: &Paths, log: &mut dyn FnMut(&str)) -> Result<SetupOutcome, String> {
+pub fn ensure(paths: &Paths, log: &mut dyn FnMut(&str)) -> Result<SetupOutcome, Error> {
     if is_current(paths)? {
         return Ok(SetupOutcome::UpToDate);
     }
@@ -148,14 +142,15 @@ pub fn ensure(paths: &Paths, log: &mut dyn FnMut(&str)) -> Result<SetupOutcome, 
     // tree; named per process, so two setups at once do not share one.
     let tmp = paths.toolchain.with_file_name(format!("gpu-toolchain.tmp-{}", std::process::id()));
     remove_dir(&tmp)?;
-    let fill = || -> Result<(usize, usize), String> {
-        let files = link_tree(&base, &tmp).map_err(|e| format!("cannot copy {}: {e}", base.display()))?;
+    let fill = || -> Result<(usize, usize), Error> {
+        let files = link_tree(&base, &tmp).map_err(Error::io("copy", &base))?;
         let library = tmp.join("lib/rustlib/src/rust/library");
         for (name, dir) in RUNTIME_CRATES {
             copy_runtime_crate(&paths.repo.join(dir), &library.join("gpu-rt").join(name), name)?;
         }
         let patched = patch::Port::read(&paths.std_port)?.install(&library)?;
-        fs::write(tmp.join(STAMP_FILE), format!("{stamp}\n{}\n", base.display())).map_err(|e| e.to_string())?;
+        let stamp_file = tmp.join(STAMP_FILE);
+        fs::write(&stamp_file, format!("{stamp}\n{}\n", base.display())).map_err(Error::io("write", &stamp_file))?;
         Ok((files, patched))
     };
     // A port that does not apply (another nightly) leaves no half tree behind.
@@ -168,20 +163,20 @@ pub fn ensure(paths: &Paths, log: &mut dyn FnMut(&str)) -> Result<SetupOutcome, 
     let had_old = match fs::rename(&paths.toolchain, &old) {
         Ok(()) => true,
         Err(e) if e.kind() == io::ErrorKind::NotFound => false,
-        Err(e) => return Err(format!("cannot move {} aside: {e}", paths.toolchain.display())),
+        Err(source) => return Err(Error::Move { path: paths.toolchain.clone(), whither: "aside", source }),
     };
-    fs::rename(&tmp, &paths.toolchain).map_err(|e| format!("cannot move {} into place: {e}", tmp.display()))?;
+    fs::rename(&tmp, &paths.toolchain).map_err(|source| Error::Move { path: tmp.clone(), whither: "into place", source })?;
     if had_old {
         remove_dir(&old)?;
     }
     Ok(SetupOutcome::Made { files, patched })
 }
 
-fn remove_dir(dir: &Path) -> Result<(), String> {
+fn remove_dir(dir: &Path) -> Result<(), Error> {
     match fs::remove_dir_all(dir) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(format!("cannot remove {}: {e}", dir.display())),
+        Err(e) => Err(Error::io("remove", dir)(e)),
     }
 }
 
@@ -211,11 +206,11 @@ fn link_tree(from: &Path, to: &Path) -> io::Result<usize> {
 /// Copies a runtime crate's sources into the std tree with a generated
 /// manifest: std builds it with only `core`, whatever host-only dependencies
 /// (loom, test crates) the crate's own manifest has.
-fn copy_runtime_crate(from: &Path, to: &Path, name: &str) -> Result<(), String> {
+fn copy_runtime_crate(from: &Path, to: &Path, name: &str) -> Result<(), Error> {
     let src = from.join("src");
-    for file in files_under(&src).map_err(|e| format!("cannot read {}: {e}", src.display()))? {
+    for file in files_under(&src).map_err(Error::io("read", &src))? {
         let rel = file.strip_prefix(from).expect("under the crate");
-        patch::replace_file(&to.join(rel), &fs::read(&file).map_err(|e| e.to_string())?)?;
+        patch::replace_file(&to.join(rel), &fs::read(&file).map_err(Error::io("read", &file))?)?;
     }
     let (deps, feature) = if name == "rt-common" {
         (String::new(), r#"["core"]"#.to_string())
@@ -234,7 +229,7 @@ fn copy_runtime_crate(from: &Path, to: &Path, name: &str) -> Result<(), String> 
 /// Installs `exe` as the made toolchain's GPU linker (`gpu-ld`)
 /// unless the same build is already there. `exe` is `gpurun` itself, which
 /// acts as the linker when called by that name, or the `gpu-ld` binary.
-pub fn install_linker(paths: &Paths, exe: &Path) -> Result<bool, String> {
+pub fn install_linker(paths: &Paths, exe: &Path) -> Result<bool, Error> {
     let dst = paths.gpu_linker();
     let meta = |p: &Path| fs::metadata(p).ok().map(|m| (m.len(), m.modified().ok()));
     if meta(&dst).is_some() && meta(&dst) == meta(exe) {
@@ -242,13 +237,13 @@ pub fn install_linker(paths: &Paths, exe: &Path) -> Result<bool, String> {
     }
     let tmp = dst.with_extension("tmp");
     let _ = fs::remove_file(&tmp);
-    fs::copy(exe, &tmp).map_err(|e| format!("cannot copy {} to {}: {e}", exe.display(), tmp.display()))?;
+    fs::copy(exe, &tmp).map_err(|source| Error::Copy { from: exe.to_path_buf(), to: tmp.clone(), source })?;
     // Keep the source's mtime so the comparison above recognises it next time.
     if let Some(mtime) = fs::metadata(exe).ok().and_then(|m| m.modified().ok()) {
-        let f = fs::File::options().write(true).open(&tmp).map_err(|e| e.to_string())?;
-        f.set_modified(mtime).map_err(|e| e.to_string())?;
+        let f = fs::File::options().write(true).open(&tmp).map_err(Error::io("open", &tmp))?;
+        f.set_modified(mtime).map_err(Error::io("set the modification time of", &tmp))?;
     }
-    fs::rename(&tmp, &dst).map_err(|e| format!("cannot install {}: {e}", dst.display()))?;
+    fs::rename(&tmp, &dst).map_err(Error::io("install", &dst))?;
     Ok(true)
 }
 

@@ -5,7 +5,7 @@
 //! closing brace, since PTX text is what the driver's JIT or `ptxas` must
 //! compile and its size tracks their time. An AMDGPU code object is measured
 //! as machine code: each function symbol's size from `llvm-nm`.
-use crate::Vendor;
+use crate::{Error, Vendor};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -98,11 +98,11 @@ impl SizeReport {
 
 /// Measures the code object at `path` (`llvm_bin` holds `llvm-nm`, needed
 /// for AMD only).
-pub fn report(path: &Path, vendor: Vendor, llvm_bin: &Path) -> Result<SizeReport, String> {
-    let file_bytes = std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?.len();
+pub fn report(path: &Path, vendor: Vendor, llvm_bin: &Path) -> Result<SizeReport, Error> {
+    let file_bytes = std::fs::metadata(path).map_err(Error::io("read", path))?.len();
     let (unit, raw) = match vendor {
         Vendor::Nvidia => {
-            let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let text = std::fs::read_to_string(path).map_err(Error::io("read", path))?;
             ("PTX text", ptx_functions(&text))
         }
         Vendor::Amd => {

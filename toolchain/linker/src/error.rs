@@ -24,7 +24,7 @@ pub enum LinkError {
     Tool { tool: PathBuf, stderr: String },
     /// The PTX parts of a split module could not be joined.
     #[error("joining the PTX parts: {0}")]
-    Merge(String),
+    Merge(#[from] gpu_toolchain::PtxError),
     /// A thread running `llc` on one part panicked.
     #[error("an llc thread panicked")]
     LlcPanicked,

@@ -376,7 +376,7 @@ fn emit_ptx(llc: &Llc, rewritten: Option<String>, optimized: PathBuf, max_regist
                     .collect();
                 handles.into_iter().map(|h| h.join().unwrap_or(Err(LinkError::LlcPanicked))).collect::<Result<Vec<_>, _>>()
             })?;
-            gpu_toolchain::ptx_parts::merge(&ptx_parts, &split.localized).map_err(LinkError::Merge)?
+            gpu_toolchain::ptx_parts::merge(&ptx_parts, &split.localized)?
         }
         (None, rewritten) => llc.ptx(&llc.bitcode(rewritten.as_deref(), optimized)?, "out")?,
     };
