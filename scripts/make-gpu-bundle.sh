@@ -22,6 +22,16 @@ for arch in "${archs[@]}"; do
         cp "$obj" "gpu-bundle/$bin-$arch.${obj##*.}"
     done
 done
+# `cargo test` on the GPU: examples/cargo-test's harness, built as a user's
+# crate is after `gpurun init` (in a copy: init writes absolute paths).
+for arch in "${archs[@]}"; do
+    crate=$(mktemp -d)/cargo-test
+    cp -r examples/cargo-test "$crate"
+    $G init "$crate" --arch "$arch" --force > /dev/null
+    harness=$(cd "$crate" && cargo test --release --no-run --message-format=json 2>/dev/null \
+        | python3 -c 'import json,sys; print([m["executable"] for m in map(json.loads, sys.stdin) if m.get("executable") and m.get("profile",{}).get("test")][0])')
+    cp "$harness" "gpu-bundle/cargo-test-$arch.${harness##*.}"
+done
 # The spawn profile (scripts/gpu-spawn-profile.sh).
 mkdir -p gpu-bundle/profile
 obj=$($G build examples/gpu-checks --arch "${archs[0]}" --bin spawn-profile --release | tail -n 1)

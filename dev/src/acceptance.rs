@@ -165,6 +165,30 @@ pub const CHECKS: &[Check] = &[
         .expect(&[(StdoutLine("denied: PermissionDenied"), "gpurun run --fs read-only refuses a write")]),
     // futures' block_on and ThreadPool, timers through thread::sleep.
     check("async-tasks", Compiled("async-tasks"), 0).expect(&[(StdoutIsFile("async-tasks"), "async tasks as on the host")]),
+    // `cargo test` through the runner (examples/cargo-test, one test fails on
+    // purpose): one launch per test, libtest's report, exit 101.
+    check("cargo-test", Compiled("cargo-test"), 101).expect(&[
+        (StdoutLine("test tests::sums_with_threads ... ok"), "a test with threads passes"),
+        (StdoutLine("test tests::fib_overflow_panics ... ok"), "#[should_panic] passes when it panics"),
+        (StdoutLine("test tests::demo_failure_is_reported ... FAILED"), "a failing test is reported"),
+        (StdoutHas("fails on purpose: fib(5) is 5"), "... with its panic message"),
+        (StdoutLine("test tests::fib_exhaustive ... ignored, takes long; run with --ignored"), "#[ignore] is honoured"),
+        (
+            StdoutLineStarting("test result: FAILED. 3 passed; 1 failed; 1 ignored; 0 measured; 0 filtered out"),
+            "the failure did not stop the other tests",
+        ),
+    ]),
+    check("cargo-test-skip", Compiled("cargo-test"), 0).args(&["--skip", "demo_failure"]).expect(&[(
+        StdoutLineStarting("test result: ok. 3 passed; 0 failed; 1 ignored; 0 measured; 1 filtered out"),
+        "--skip filters, all green",
+    )]),
+    check("cargo-test-exact", Compiled("cargo-test"), 0).args(&["tests::fib_small", "--exact"]).expect(&[(
+        StdoutLineStarting("test result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 4 filtered out"),
+        "--exact runs one test",
+    )]),
+    check("cargo-test-list", Compiled("cargo-test"), 0)
+        .args(&["--list"])
+        .expect(&[(StdoutLine("tests::fib_small: test"), "--list lists the tests")]),
     check("wrong-vendor", OtherVendor("hello-threads"), 4),
     check("ptx-too-new", FuturePtx("hello-threads"), 4),
 ];
