@@ -708,17 +708,26 @@ fn random(c: &mut Checks) {
 }
 
 fn io_errors(c: &mut Checks) {
-    // There is no file system on a GPU: an error, not a crash.
-    let r = std::fs::read("/etc/hostname");
+    // The host's file system (through host calls on a GPU): a missing file
+    // is the host's NotFound, not a crash.
+    let r = std::fs::read("/nonexistent-gpu-std-coverage/file");
     let detail = match &r {
         Ok(b) => format!("read {} bytes", b.len()),
         Err(e) => format!("{:?}: {e}", e.kind()),
     };
     c.check(
-        "io::Error: fs unsupported",
-        matches!(&r, Err(e) if e.kind() == io::ErrorKind::Unsupported),
+        "io::Error: fs NotFound",
+        matches!(&r, Err(e) if e.kind() == io::ErrorKind::NotFound),
         detail,
     );
+    // set_var/remove_var change the program's environment.
+    // SAFETY: no other thread reads the environment during these calls
+    // (std-coverage's threads have been joined).
+    unsafe { std::env::set_var("GPU_STD_COVERAGE_VAR", "set") };
+    let set = std::env::var("GPU_STD_COVERAGE_VAR");
+    unsafe { std::env::remove_var("GPU_STD_COVERAGE_VAR") };
+    let removed = std::env::var("GPU_STD_COVERAGE_VAR");
+    c.check("env: set_var, remove_var", set.as_deref() == Ok("set") && removed.is_err(), format!("{set:?} then {removed:?}"));
     let e = io::Error::other("custom");
     c.check("io::Error::other", e.to_string() == "custom", &e);
 }
