@@ -8,7 +8,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Run ordinary Rust std programs on AMD and NVIDIA GPUs: each std::thread is
 /// one warp (NVIDIA) or wavefront (AMD).
@@ -168,12 +168,43 @@ pub struct RunArgs {
     /// Print the launch shape and resource sizes
     #[arg(short, long)]
     pub verbose: bool,
+    /// What the program may do to the host's files and directories
+    ///
+    /// The program's std::fs calls are served by gpurun as the user running
+    /// it; relative paths start at gpurun's working directory. Under
+    /// read-only, opening to write, create, truncate or append and every
+    /// change fail with PermissionDenied (EACCES); under none, every file and
+    /// directory call does. Stdin (gpurun's) and current_dir work under all
+    #[arg(long, value_enum, default_value_t = FsArg::All, value_name = "ACCESS")]
+    pub fs: FsArg,
     /// Host-call ring slots (a power of two)
     #[arg(long, default_value_t = launcher::run::DEFAULT_RING_SLOTS, value_parser = parse_ring_slots, hide = true)]
     pub ring_slots: u32,
     /// The program (code object or crate directory), then its arguments
     #[arg(value_name = "PROGRAM", required = true, num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true)]
     pub command: Vec<OsString>,
+}
+
+/// `--fs`: the program's access to the host's files.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FsArg {
+    /// Whatever the user running gpurun may do
+    All,
+    /// Read files, their metadata and directories; change nothing
+    ReadOnly,
+    /// No file or directory calls
+    None,
+}
+
+impl FsArg {
+    pub fn access(self) -> launcher::ring::calls::FsAccess {
+        use launcher::ring::calls::FsAccess;
+        match self {
+            FsArg::All => FsAccess::All,
+            FsArg::ReadOnly => FsAccess::ReadOnly,
+            FsArg::None => FsAccess::None,
+        }
+    }
 }
 
 /// `16K`, `512M`, `1G`, `4096`, `64KiB`.
@@ -267,6 +298,22 @@ mod tests {
         assert_eq!(r.command, ["p.elf", "--", "a"]);
         assert_eq!((r.stack_size, r.call_stack_size), (None, None));
         assert_eq!(r.idle_sleep_ns, 0);
+        assert_eq!(r.fs, FsArg::All, "files: all by default");
+    }
+
+    #[test]
+    fn fs_access() {
+        use launcher::ring::calls::FsAccess;
+        for (arg, access) in [("all", FsAccess::All), ("read-only", FsAccess::ReadOnly), ("none", FsAccess::None)] {
+            let Command::Run(r) = parse(&["run", "--fs", arg, "p.ptx"]).unwrap().command else { panic!() };
+            assert_eq!(r.fs.access(), access);
+            assert_eq!(access.name(), arg, "the names gpurun and rt-common use agree");
+        }
+        // After the program, --fs is the program's argument.
+        let Command::Run(r) = parse(&["run", "p.ptx", "--fs", "none"]).unwrap().command else { panic!() };
+        assert_eq!(r.fs, FsArg::All);
+        assert_eq!(r.command, ["p.ptx", "--fs", "none"]);
+        assert_eq!(parse(&["run", "--fs", "readonly", "p"]).unwrap_err().exit_code(), 2);
     }
 
     #[test]
@@ -275,6 +322,7 @@ mod tests {
         assert!(parse(&["run", "--stack-size", "12Q", "p"]).is_err());
         assert!(parse(&["run", "--timeout", "-1", "p"]).is_err());
         assert!(parse(&["run", "--ring-slots", "3", "p"]).is_err());
+        assert!(parse(&["run", "--fs", "some", "p"]).is_err());
         assert!(parse(&["frobnicate"]).is_err());
         assert_eq!(parse(&["run", "--threads", "x", "p"]).unwrap_err().exit_code(), 2);
     }

@@ -15,6 +15,7 @@ use crate::codeobj::CodeObject;
 use crate::exit;
 use crate::launch_block::{LAUNCH_BLOCK_BYTES, launch_block_bytes, string_tables, string_tables_size};
 use crate::report::{self, RunStatus};
+use crate::ring::calls::{FsAccess, HostCalls};
 use crate::ring::server::{STATE_BROKEN, STATE_EXITED, Server, ServerReport, Shared, Sink};
 use crate::ring::{RingError, RingView};
 
@@ -58,6 +59,9 @@ pub struct RunOptions {
     pub ring_slots: u32,
     pub exit_grace: Duration,
     pub verbose: bool,
+    /// What the program's host calls may do to files and directories
+    /// (`--fs`); its stdin is gpurun's either way.
+    pub fs: FsAccess,
 }
 
 impl Default for RunOptions {
@@ -76,6 +80,7 @@ impl Default for RunOptions {
             ring_slots: DEFAULT_RING_SLOTS,
             exit_grace: EXIT_GRACE,
             verbose: false,
+            fs: FsAccess::All,
         }
     }
 }
@@ -169,7 +174,7 @@ pub fn execute(
     if opts.verbose {
         eprintln!(
             "gpurun: {} ({}): {} blocks × {} threads ({} warps of {} lanes), {} threads resident-capable, \
-             using {}; {} blocks/CU on {} CUs; stack {} B/thread{}, call stack {} B/lane, heap {} B{}",
+             using {}; {} blocks/CU on {} CUs; stack {} B/thread{}, call stack {} B/lane, heap {} B{}; files: {}",
             info.name,
             info.arch,
             plan.grid,
@@ -185,6 +190,7 @@ pub fn execute(
             call_stack,
             heap_size,
             kernel.registers.map(|r| format!(", {r} registers/lane")).unwrap_or_default(),
+            opts.fs.name(),
         );
     }
 
@@ -259,7 +265,9 @@ pub fn execute(
 
     let shared = Shared::default();
     let (ending, server) = std::thread::scope(|scope| {
-        let server = Server::new(ring, plan.num_threads, sink);
+        // Files through `std::fs` as gpurun's process (relative paths from
+        // its working directory), stdin read from gpurun's own on first use.
+        let server = Server::new(ring, plan.num_threads, sink).with_calls(HostCalls::new(opts.fs));
         let shared = &shared;
         let handle = std::thread::Builder::new()
             .name("gpurun-ring".into())

@@ -149,6 +149,7 @@ fn run_inner(args: &RunArgs, status: &mut RunStatus) -> anyhow::Result<i32> {
         trace: args.trace,
         ring_slots: args.ring_slots,
         verbose: args.verbose,
+        fs: args.fs.access(),
         ..RunOptions::default()
     };
     let outcome = run::execute(backend.as_mut(), &code, &opts, StdSink::default())?;

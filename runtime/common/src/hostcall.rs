@@ -15,22 +15,29 @@
 //!   [`FIRST_REPLY_BYTES`] of the reply's bytes.
 //! - a longer reply is fetched with [`OP_CALL_MORE`] (`arg0` = offset,
 //!   `FLAG_REPLY`): the host answers with up to `RING_PAYLOAD_BYTES` bytes
-//!   from that offset. The host keeps a thread's last reply until the
-//!   thread's next call.
+//!   from that offset (zeroed past the reply's end). The host keeps a
+//!   thread's last reply until the thread's next call.
+//! - a request longer than [`MAX_REQUEST`], or whose packets add up to more
+//!   or less than its `arg1`, breaks the protocol: the host stops serving
+//!   and the run ends (exit 6). The device end must refuse such a request
+//!   itself.
 //!
 //! ## Requests
 //! A request is a fixed head of little-endian words (`CALL_*`'s docs give
 //! it) followed by a body: a path, data, or for two-path calls the first
 //! path's length as a `u64` in the head and both paths in the body. Paths
 //! are bytes (`OsStr` on a Unix host), never NUL-terminated; the host
-//! refuses an empty path or one containing NUL with `EINVAL`.
+//! refuses an empty path or one containing NUL with `EINVAL`, one longer
+//! than [`MAX_PATH`] with `ENAMETOOLONG`. A head shorter than the call's,
+//! a body on a call that has none, or an unknown call is `EINVAL`.
 //!
 //! ## Status
-//! `status >= 0` is the call's result (a handle, a byte count, a position);
-//! `status < 0` is `-errno`, the host's OS error code (Linux numbering,
-//! [`errno`]), which std turns into an `io::Error` with the host's
-//! `ErrorKind`. A handle is the host's number for an open file, not an OS
-//! file descriptor; handles 0..=2 are never given out.
+//! `status >= 0` is the call's result (a handle, a byte count, a position;
+//! 0 for a call whose docs name none); `status < 0` is `-errno`, the
+//! host's OS error code (Linux numbering, [`errno`]; `EACCES` for what the
+//! launcher's `--fs` policy refuses), which std turns into an `io::Error`
+//! with the host's `ErrorKind`. A handle is the host's number for an open
+//! file, not an OS file descriptor; handles 0..=2 are never given out.
 
 /// A call: request head + body in, status + reply bytes out. See the module docs.
 pub const OP_CALL: u32 = 6;
@@ -48,8 +55,8 @@ pub const CALL_CLOSE: u32 = 2;
 /// Status: how many (0 at the end of the file).
 pub const CALL_READ: u32 = 3;
 /// Write to a handle at its position (or its end, if opened to append).
-/// Head: `u64` handle. Body: the bytes (at most [`MAX_TRANSFER`]). Status:
-/// bytes written.
+/// Head: `u64` handle. Body: the bytes (at most [`MAX_TRANSFER`]; the host
+/// writes no more of a longer body). Status: bytes written.
 pub const CALL_WRITE: u32 = 4;
 /// Move a handle's position. Head: `u64` handle, `u64` whence
 /// ([`SEEK_SET`], [`SEEK_CUR`], [`SEEK_END`]), `i64` offset. Status: the
@@ -66,10 +73,11 @@ pub const CALL_FSTAT: u32 = 8;
 /// 0 not to (`symlink_metadata`). Body: the path. Reply: a [`Stat`].
 pub const CALL_STAT: u32 = 9;
 /// A directory's entries, `.` and `..` left out. Body: the path. Reply: per
-/// entry `u8` [`KIND_*`](KIND_FILE), `u16` name length, the name. Status:
-/// the number of entries.
+/// entry `u8` [`KIND_*`](KIND_FILE), `u16` name length (little-endian), the
+/// name. Status: the number of entries.
 pub const CALL_READ_DIR: u32 = 10;
-/// Make a directory. Head: `u64` mode. Body: the path.
+/// Make a directory. Head: `u64` mode (its low 12 bits, before the host's
+/// umask). Body: the path.
 pub const CALL_MKDIR: u32 = 11;
 /// Remove an empty directory. Body: the path.
 pub const CALL_RMDIR: u32 = 12;
@@ -82,9 +90,11 @@ pub const CALL_RENAME: u32 = 14;
 pub const CALL_COPY: u32 = 15;
 /// The launcher's working directory. Reply: its path.
 pub const CALL_GETCWD: u32 = 16;
-/// Set a path's permission bits. Head: `u64` mode. Body: the path.
+/// Set a path's permission bits. Head: `u64` mode (its low 12 bits: file
+/// type bits are ignored). Body: the path.
 pub const CALL_SET_PERM: u32 = 17;
-/// Read the program's stdin. Head: `u64` bytes wanted. Reply: the bytes.
+/// Read the program's stdin. Head: `u64` bytes wanted (the host reads at
+/// most [`MAX_TRANSFER`]). Reply: the bytes.
 /// Status: how many, 0 at the end of input, or `-EAGAIN` when no input has
 /// arrived yet (the device waits a little and asks again: the host never
 /// blocks its server on a terminal).
@@ -228,8 +238,8 @@ impl Head {
     }
 }
 
-/// Head bytes of a call: how many `u64` words its head has. The host splits
-/// an assembled request at this point into head and body.
+/// The length of a call's head in `u64` words (`None`: no such call). The
+/// host splits an assembled request at `8 ×` this into head and body.
 pub const fn head_words_of(call: u32) -> Option<usize> {
     Some(match call {
         CALL_OPEN => 1, // two u32s: flags (low), mode (high)

@@ -285,13 +285,16 @@ pub const OP_THREAD_EXIT: u32 = 4;
 /// host writes them into the slot's payload before its reply.
 pub const OP_RANDOM: u32 = 5;
 
-/// More packets of the same write follow.
+// 6 and 7 are `OP_CALL` and `OP_CALL_MORE`: host calls of any size (files,
+// directories, stdin), defined with their contract in [`crate::hostcall`].
+
+/// More packets of the same write (or host-call request) follow.
 pub const FLAG_MORE: u32 = 1;
 /// The device waits for the host's reply in this slot.
 pub const FLAG_REPLY: u32 = 2;
 
-/// Highest opcode a host accepts.
-pub const OP_MAX: u32 = OP_RANDOM;
+/// Highest opcode a host accepts: [`crate::hostcall::OP_CALL_MORE`].
+pub const OP_MAX: u32 = crate::hostcall::OP_CALL_MORE;
 
 const _: () = assert!(core::mem::size_of::<LaunchBlock>() == 160);
 const _: () = assert!(core::mem::size_of::<StrRef>() == 16);

@@ -74,6 +74,18 @@ pub fn write(fd: u32, bytes: &[u8]) -> isize {
     unsafe { __gpu_std_write(fd, bytes.as_ptr(), bytes.len()) }
 }
 
+/// One host call ([`crate::hostcall`]), as std's file system makes it:
+/// `(status, the reply's whole length)`; up to `reply.len()` bytes of the
+/// reply land in `reply`.
+pub fn host_call(call: u32, head: &[u8], body: &[u8], reply: &mut [u8]) -> (i64, usize) {
+    let mut len = 0usize;
+    // SAFETY: slices valid for their lengths; `len` is writable.
+    let status = unsafe {
+        __gpu_std_host_call(call, head.as_ptr(), head.len(), body.as_ptr(), body.len(), reply.as_mut_ptr(), reply.len(), &mut len)
+    };
+    (status, len)
+}
+
 /// Prints a line to stdout as one write.
 pub fn println(s: &str) {
     let mut line = String::with_capacity(s.len() + 1);

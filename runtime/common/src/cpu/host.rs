@@ -1,11 +1,13 @@
 //! The CPU harness's host: the launcher's ring server ([`crate::host_ring`])
 //! with a sink that keeps every write, so the runtime's tests check what the
-//! real host would have printed.
+//! real host would have printed, and the launcher's host calls (files,
+//! directories, stdin: [`HostCalls`]) under the machine's policy.
 
 use std::prelude::rust_2024::*;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 
+use crate::host_ring::calls::HostCalls;
 use crate::host_ring::server::{Server, Shared, Sink};
 use crate::host_ring::{RingError, RingView};
 use crate::protocol::{OP_ABORT, OP_EXIT, ring_bytes};
@@ -26,6 +28,8 @@ pub struct Received {
     pub nops: u64,
     /// Random bytes sent in `OP_RANDOM` replies.
     pub random_bytes: u64,
+    /// Host calls (`OP_CALL`) served.
+    pub calls: u64,
     /// The protocol violation that stopped the server, if one did.
     pub errors: Vec<String>,
 }
@@ -54,21 +58,22 @@ pub fn init_ring(base: *mut u8, capacity: u32) -> Result<(), RingError> {
     Ok(())
 }
 
-/// Serves the ring at `base` for `num_threads` warps until `shared.stop`
-/// is set, then handles what was published.
-pub fn serve(base: *mut u8, capacity: u32, num_threads: u32, shared: &Shared) -> Received {
+/// Serves the ring at `base` for `num_threads` warps, and their host calls
+/// with `calls`, until `shared.stop` is set, then handles what was published.
+pub fn serve(base: *mut u8, capacity: u32, num_threads: u32, calls: HostCalls, shared: &Shared) -> Received {
     let keep = Keep::default();
     let view = match RingView::new(words(base, capacity), capacity) {
         Ok(v) => v,
         Err(e) => return Received { errors: vec![e.to_string()], ..Received::default() },
     };
-    let report = Server::new(view, num_threads, keep.clone()).serve(shared);
+    let report = Server::new(view, num_threads, keep.clone()).with_calls(calls).serve(shared);
     let writes = std::mem::take(&mut *keep.0.lock().unwrap());
     Received {
         writes,
         exit: report.exit.map(|e| (if e.aborted { OP_ABORT } else { OP_EXIT }, e.code)),
         nops: report.nops,
         random_bytes: report.random_bytes,
+        calls: report.calls,
         errors: report.error.map(|e| e.to_string()).into_iter().collect(),
     }
 }

@@ -16,6 +16,7 @@ use std::{format, vec};
 use super::host::{self, HostWrite, Received};
 use super::{CpuHal, WarpCtx, ctx, set_ctx};
 use crate::hal::Hal;
+use crate::host_ring::calls::{FsAccess, HostCalls};
 use crate::host_ring::server::Shared as HostShared;
 use crate::protocol::{
     ABI_VERSION, LAUNCH_MAGIC, LaunchBlock, StrRef, THREAD_SLOT_BYTES, ring_bytes,
@@ -52,6 +53,11 @@ pub struct Config {
     pub magic: u32,
     pub launch_lanes: Option<u32>,
     pub launch_stack_lanes: Option<u32>,
+    /// What the program's host calls may do to files (default: all, as the
+    /// launcher's default; paths as the test process resolves them).
+    pub fs: FsAccess,
+    /// The program's stdin (never the test process's own).
+    pub stdin: Vec<u8>,
 }
 
 impl Config {
@@ -72,6 +78,8 @@ impl Config {
             magic: LAUNCH_MAGIC,
             launch_lanes: None,
             launch_stack_lanes: None,
+            fs: FsAccess::All,
+            stdin: Vec::new(),
         }
     }
 }
@@ -87,6 +95,8 @@ pub struct Outcome {
     pub nops: u64,
     /// Random bytes the host sent (`OP_RANDOM`).
     pub random_bytes: u64,
+    /// Host calls served (`OP_CALL`).
+    pub calls: u64,
     /// Protocol violations the host saw.
     pub host_errors: Vec<String>,
     /// Each slot's final `THREAD_*` state.
@@ -273,9 +283,10 @@ fn run_with<H: Hal, F: FnOnce() -> i32 + Send + 'static>(cfg: Config, main: F) -
     let host = {
         let (s, host_state) = (shared.clone(), host_state.clone());
         let (base, cap) = (s.ring.ptr as usize, cfg.ring_capacity);
+        let calls = HostCalls::with_stdin(cfg.fs, std::io::Cursor::new(cfg.stdin.clone()));
         std::thread::spawn(move || {
             let _keep = &s;
-            host::serve(base as *mut u8, cap, n, &host_state)
+            host::serve(base as *mut u8, cap, n, calls, &host_state)
         })
     };
 
@@ -320,6 +331,7 @@ fn run_with<H: Hal, F: FnOnce() -> i32 + Send + 'static>(cfg: Config, main: F) -
         exit,
         nops,
         random_bytes,
+        calls,
         errors,
     } = host.join().expect("host thread");
     let panics = shared.panics.lock().unwrap().clone();
@@ -329,6 +341,7 @@ fn run_with<H: Hal, F: FnOnce() -> i32 + Send + 'static>(cfg: Config, main: F) -
         exit,
         nops,
         random_bytes,
+        calls,
         host_errors: errors,
         slot_states: (0..n)
             .map(|w| shared.slot(w).state.load(Ordering::Relaxed))

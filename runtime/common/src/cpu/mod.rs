@@ -26,6 +26,9 @@ pub mod host;
 #[cfg(not(loom))]
 pub mod machine;
 
+#[cfg(all(test, not(loom)))]
+mod hostcall_tests;
+
 /// Per-OS-thread identity of the warp it plays.
 #[derive(Clone, Copy, Debug)]
 pub struct WarpCtx {

@@ -11,7 +11,17 @@
 //! and a bad opcode, length, flag, descriptor, thread index or sequence word
 //! is a [`RingError`], never a panic or an out-of-bounds access. Decoding
 //! works on a plain byte snapshot ([`decode_slot`]) so it can be fuzzed.
+//!
+//! Host calls ([`crate::hostcall`]) draw one line between two kinds of bad
+//! input. What no correct runtime sends (an unknown opcode, flags wrong for
+//! the op, a call's last packet without `FLAG_REPLY`, a request longer than
+//! [`MAX_REQUEST`] or than the length it announced) is a [`RingError`]: the
+//! ring itself can no longer be trusted. What a buggy or hostile *program*
+//! can make a correct runtime send (an unknown call number, a short head, a
+//! bad handle, a bad path) is answered with `-errno` by [`calls`], and the
+//! server goes on.
 
+pub mod calls;
 pub mod server;
 pub mod testing;
 #[cfg(test)]
@@ -20,10 +30,14 @@ mod tests;
 use std::mem::offset_of;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::hostcall::{MAX_REQUEST, OP_CALL, OP_CALL_MORE};
 use crate::protocol::{
     FLAG_MORE, FLAG_REPLY, OP_ABORT, OP_EXIT, OP_MAX, OP_NOP, OP_RANDOM, OP_THREAD_EXIT, OP_WRITE, RING_MAGIC, RING_PAYLOAD_BYTES,
     RING_SLOT_BYTES, RING_SLOTS_OFFSET, RingHeader, RingSlotHeader, ring_bytes,
 };
+
+// The opcodes are dense: `decode_slot` accepts 0..=OP_MAX.
+const _: () = assert!(OP_CALL == OP_RANDOM + 1 && OP_CALL_MORE == OP_CALL + 1 && OP_MAX == OP_CALL_MORE);
 
 #[cfg(not(target_endian = "little"))]
 compile_error!("the ring layout is little endian on both GPUs; a big-endian host would need byte swaps");
@@ -60,6 +74,25 @@ pub enum RingError {
     BadRandomLen { ticket: u64, len: u64 },
     #[error("packet {ticket}: random bytes asked for without waiting for the reply (no FLAG_REPLY)")]
     RandomWithoutReply { ticket: u64 },
+    #[error("packet {ticket}: host call number {call} does not fit the 32 bits the device end sends")]
+    BadCallNumber { ticket: u64, call: u64 },
+    #[error("packet {ticket}: a host call request of {total} bytes; the host assembles at most {MAX_REQUEST}")]
+    CallTooLong { ticket: u64, total: u64 },
+    #[error("packet {ticket}: the last packet of a host call request (no FLAG_MORE) does not wait for the reply (no FLAG_REPLY)")]
+    CallWithoutReply { ticket: u64 },
+    #[error("packet {ticket}: OP_CALL_MORE (the rest of a reply) without waiting for the reply (no FLAG_REPLY)")]
+    CallMoreWithoutReply { ticket: u64 },
+    #[error(
+        "packet {ticket}: thread {thread} sent call {call} ({total} bytes) while its call {was_call} ({was_total} bytes) \
+         was still being assembled"
+    )]
+    CallChanged { ticket: u64, thread: u32, call: u32, total: u64, was_call: u32, was_total: u64 },
+    #[error("packet {ticket}: thread {thread}'s host call request has {have} bytes, more than the {total} it announced")]
+    CallOverrun { ticket: u64, thread: u32, total: u64, have: u64 },
+    #[error("packet {ticket}: thread {thread}'s host call request ended after {have} of the {total} bytes it announced")]
+    CallShort { ticket: u64, thread: u32, total: u64, have: u64 },
+    #[error("packet {ticket}: thread {thread} asked for more of a reply (OP_CALL_MORE) in the middle of sending a request")]
+    CallMoreMidRequest { ticket: u64, thread: u32 },
 }
 
 /// A decoded, validated packet.
@@ -68,7 +101,7 @@ pub struct Packet {
     pub ticket: u64,
     pub thread: u32,
     pub op: Op,
-    /// `FLAG_MORE`: more packets of the same write follow.
+    /// `FLAG_MORE`: more packets of the same write or call request follow.
     pub more: bool,
     /// `FLAG_REPLY`: the device waits for `reply_seq`.
     pub reply: bool,
@@ -102,6 +135,18 @@ pub enum Op {
     ThreadExit {
         thread: u32,
     },
+    /// A packet of a host call's request ([`crate::hostcall`]): `call` is
+    /// the `CALL_*` number (not checked here: an unknown one is answered
+    /// with `-EINVAL`), `total` the request's length (≤ [`MAX_REQUEST`]).
+    /// With `FLAG_MORE` on all but the last, which has `FLAG_REPLY`.
+    Call {
+        call: u32,
+        total: u64,
+    },
+    /// The thread's last reply from `offset` on (`FLAG_REPLY`).
+    CallMore {
+        offset: u64,
+    },
 }
 
 fn u32_at(b: &[u8], off: usize) -> u32 {
@@ -131,6 +176,7 @@ pub fn decode_slot(slot: &[u8], ticket: u64, num_threads: u32) -> Result<Packet,
     let len = u32_at(slot, offset_of!(RingSlotHeader, len));
     let flags = u32_at(slot, offset_of!(RingSlotHeader, flags));
     let arg0 = u64_at(slot, offset_of!(RingSlotHeader, arg0));
+    let arg1 = u64_at(slot, offset_of!(RingSlotHeader, arg1));
     if op > OP_MAX {
         return Err(RingError::BadOp { ticket, op });
     }
@@ -140,7 +186,7 @@ pub fn decode_slot(slot: &[u8], ticket: u64, num_threads: u32) -> Result<Packet,
     if len as usize > RING_PAYLOAD_BYTES {
         return Err(RingError::BadLen { ticket, len });
     }
-    let allowed = if op == OP_WRITE { FLAG_MORE | FLAG_REPLY } else { FLAG_REPLY };
+    let allowed = if op == OP_WRITE || op == OP_CALL { FLAG_MORE | FLAG_REPLY } else { FLAG_REPLY };
     if flags & !allowed != 0 {
         return Err(RingError::BadFlags { ticket, op, flags });
     }
@@ -166,6 +212,28 @@ pub fn decode_slot(slot: &[u8], ticket: u64, num_threads: u32) -> Result<Packet,
                 return Err(RingError::RandomWithoutReply { ticket });
             }
             Op::Random { len: arg0 as u8 }
+        }
+        OP_CALL => {
+            let Ok(call) = u32::try_from(arg0) else {
+                return Err(RingError::BadCallNumber { ticket, call: arg0 });
+            };
+            if arg1 > MAX_REQUEST {
+                return Err(RingError::CallTooLong { ticket, total: arg1 });
+            }
+            // All but the last packet: FLAG_MORE alone; the last: FLAG_REPLY alone.
+            if flags == FLAG_MORE | FLAG_REPLY {
+                return Err(RingError::BadFlags { ticket, op, flags });
+            }
+            if flags == 0 {
+                return Err(RingError::CallWithoutReply { ticket });
+            }
+            Op::Call { call, total: arg1 }
+        }
+        OP_CALL_MORE => {
+            if flags & FLAG_REPLY == 0 {
+                return Err(RingError::CallMoreWithoutReply { ticket });
+            }
+            Op::CallMore { offset: arg0 }
         }
         _ => unreachable!("op ≤ OP_MAX was checked"),
     };

@@ -3,16 +3,25 @@
 //! the sink at once (so a thread's line is never interleaved with another's),
 //! answers replies, records the program's exit, and remembers the last line
 //! each thread printed (for timeout and fault reports).
+//!
+//! Host calls ([`crate::hostcall`]) are assembled per thread the same way;
+//! the last packet's call runs on [`HostCalls`] and its reply (status, total
+//! length, first bytes) goes into that packet's slot before the device is
+//! told. A reply longer than the slot is kept, one per thread, for the
+//! thread's `OP_CALL_MORE` packets until its next call starts.
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::io::Write;
 use std::prelude::rust_2024::*;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::hostcall::{FIRST_REPLY_BYTES, REPLY_HEAD_BYTES, ReplyHead};
 use crate::protocol::RING_PAYLOAD_BYTES;
 
-use super::{Op, RingError, RingView, SlotState};
+use super::calls::HostCalls;
+use super::{Op, Packet, RingError, RingView, SlotState};
 
 /// The process exit code when the host cannot give the program what the
 /// protocol promises (random bytes): the launcher's "device or host fault"
@@ -132,7 +141,20 @@ pub struct ServerReport {
     pub nops: u64,
     /// Random bytes sent in `OP_RANDOM` replies.
     pub random_bytes: u64,
+    /// Host calls (`OP_CALL` requests) run.
+    pub calls: u64,
 }
+
+/// A host call request being assembled.
+struct Assembly {
+    call: u32,
+    total: u64,
+    bytes: Vec<u8>,
+}
+
+/// Bytes reserved up front for a multi-packet request: more only as they
+/// come (a request's announced length is not an allocation the host makes).
+const ASSEMBLY_RESERVE: u64 = 64 << 10;
 
 pub struct Server<'a, S: Sink> {
     ring: RingView<'a>,
@@ -146,6 +168,12 @@ pub struct Server<'a, S: Sink> {
     last: Vec<Vec<u8>>,
     sink: S,
     report: ServerReport,
+    /// The host's side of `OP_CALL`s.
+    calls: HostCalls,
+    /// Per thread: the call request it is sending (`FLAG_MORE` packets).
+    assembling: HashMap<u32, Assembly>,
+    /// Per thread: its last reply, where longer than the first slot.
+    replies: HashMap<u32, Vec<u8>>,
 }
 
 /// Packets handled before the sink is flushed even though more are
@@ -160,6 +188,9 @@ const LAST_WRITE_KEPT: usize = 1024;
 const SPIN: Duration = Duration::from_micros(200);
 
 impl<'a, S: Sink> Server<'a, S> {
+    /// A server whose program gets no file system and an empty stdin
+    /// ([`HostCalls::denied`]) unless [`with_calls`](Self::with_calls) says
+    /// otherwise.
     pub fn new(ring: RingView<'a>, num_threads: u32, sink: S) -> Self {
         Server {
             ring,
@@ -169,7 +200,17 @@ impl<'a, S: Sink> Server<'a, S> {
             last: Vec::new(),
             sink,
             report: ServerReport::default(),
+            calls: HostCalls::denied(),
+            assembling: HashMap::new(),
+            replies: HashMap::new(),
         }
+    }
+
+    /// Serves the program's host calls (files, directories, stdin) with
+    /// `calls`. Files still open when the server is dropped are closed.
+    pub fn with_calls(mut self, calls: HostCalls) -> Self {
+        self.calls = calls;
+        self
     }
 
     /// Handles every packet published in ticket order (at most [`BATCH`]),
@@ -190,21 +231,31 @@ impl<'a, S: Sink> Server<'a, S> {
             // A reply means "the host has handled all before": flush first.
             if p.reply {
                 self.sink.flush();
-                if let Op::Random { len } = p.op {
-                    let mut bytes = [0u8; RING_PAYLOAD_BYTES];
-                    let out = &mut bytes[..usize::from(len)];
-                    // The program was promised random bytes; without them it
-                    // cannot go on (the launcher's exit code for a host failure).
-                    if let Err(e) = self.sink.random(out) {
-                        std::eprintln!("gpurun: cannot read /dev/urandom for the program's random bytes (getrandom): {e}");
-                        std::process::exit(HOST_FAILURE_EXIT);
+                match p.op {
+                    Op::Random { len } => {
+                        let mut bytes = [0u8; RING_PAYLOAD_BYTES];
+                        let out = &mut bytes[..usize::from(len)];
+                        // The program was promised random bytes; without them it
+                        // cannot go on (the launcher's exit code for a host failure).
+                        if let Err(e) = self.sink.random(out) {
+                            std::eprintln!("gpurun: cannot read /dev/urandom for the program's random bytes (getrandom): {e}");
+                            std::process::exit(HOST_FAILURE_EXIT);
+                        }
+                        self.ring.write_payload(ticket, out);
+                        self.report.random_bytes += u64::from(len);
                     }
-                    self.ring.write_payload(ticket, out);
-                    self.report.random_bytes += u64::from(len);
+                    // The reply goes out after the call ran. A protocol
+                    // error leaves the device waiting: the run is over.
+                    Op::Call { call, total } => self.call_packet(&p, call, total)?,
+                    Op::CallMore { offset } => self.call_more(&p, offset)?,
+                    _ => {}
                 }
                 self.ring.reply(ticket);
             } else {
                 self.ring.release(ticket);
+                if let Op::Call { call, total } = p.op {
+                    self.call_packet(&p, call, total)?;
+                }
             }
             self.next += 1;
             n += 1;
@@ -226,10 +277,95 @@ impl<'a, S: Sink> Server<'a, S> {
                     }
                 }
                 Op::ThreadExit { thread } => self.report.exited_threads.push(thread),
-                Op::Random { .. } => {} // answered above
+                // answered above
+                Op::Random { .. } | Op::Call { .. } | Op::CallMore { .. } => {}
             }
         }
         Ok(n)
+    }
+
+    /// One packet of a call request: assembled with the thread's earlier
+    /// ones; the last (`FLAG_REPLY`, checked when decoded) runs the call and
+    /// writes the reply's head and first bytes into its slot.
+    fn call_packet(&mut self, p: &Packet, call: u32, total: u64) -> Result<(), RingError> {
+        let (ticket, thread) = (p.ticket, p.thread);
+        let bytes = p.payload();
+        let have = bytes.len() as u64;
+        let assembled;
+        let request: &[u8] = match self.assembling.entry(thread) {
+            // The whole request in one packet (most calls): no copy.
+            Entry::Vacant(_) if !p.more => {
+                if have > total {
+                    return Err(RingError::CallOverrun { ticket, thread, total, have });
+                }
+                if have < total {
+                    return Err(RingError::CallShort { ticket, thread, total, have });
+                }
+                self.replies.remove(&thread);
+                bytes
+            }
+            Entry::Vacant(v) => {
+                if have > total {
+                    return Err(RingError::CallOverrun { ticket, thread, total, have });
+                }
+                // A new call: the thread is done with its last reply.
+                self.replies.remove(&thread);
+                let mut buf = Vec::with_capacity(total.min(ASSEMBLY_RESERVE) as usize);
+                buf.extend_from_slice(bytes);
+                v.insert(Assembly { call, total, bytes: buf });
+                return Ok(());
+            }
+            Entry::Occupied(mut o) => {
+                let a = o.get_mut();
+                if a.call != call || a.total != total {
+                    return Err(RingError::CallChanged { ticket, thread, call, total, was_call: a.call, was_total: a.total });
+                }
+                let have = a.bytes.len() as u64 + have;
+                if have > total {
+                    return Err(RingError::CallOverrun { ticket, thread, total, have });
+                }
+                a.bytes.extend_from_slice(bytes);
+                if p.more {
+                    return Ok(());
+                }
+                if have != total {
+                    return Err(RingError::CallShort { ticket, thread, total, have });
+                }
+                assembled = o.remove().bytes;
+                &assembled
+            }
+        };
+        let (status, reply) = self.calls.call(call, request);
+        self.report.calls += 1;
+        let head = ReplyHead { status, total: reply.len() as u64 };
+        let mut slot = [0u8; RING_PAYLOAD_BYTES];
+        slot[..REPLY_HEAD_BYTES].copy_from_slice(&head.to_bytes());
+        let first = reply.len().min(FIRST_REPLY_BYTES);
+        slot[REPLY_HEAD_BYTES..REPLY_HEAD_BYTES + first].copy_from_slice(&reply[..first]);
+        self.ring.write_payload(ticket, &slot[..REPLY_HEAD_BYTES + first]);
+        if reply.len() > FIRST_REPLY_BYTES {
+            self.replies.insert(thread, reply);
+        }
+        Ok(())
+    }
+
+    /// `OP_CALL_MORE`: up to a slot of the thread's last reply from
+    /// `offset`. The rest of the slot is zeroed, and so is all of it for an
+    /// offset past the reply's end (which a correct device end never asks
+    /// for: it fetches below the length the first reply gave).
+    fn call_more(&mut self, p: &Packet, offset: u64) -> Result<(), RingError> {
+        if self.assembling.contains_key(&p.thread) {
+            return Err(RingError::CallMoreMidRequest { ticket: p.ticket, thread: p.thread });
+        }
+        let mut slot = [0u8; RING_PAYLOAD_BYTES];
+        if let Some(reply) = self.replies.get(&p.thread)
+            && let Some(rest) = usize::try_from(offset).ok().and_then(|o| reply.get(o..))
+        {
+            let n = rest.len().min(RING_PAYLOAD_BYTES);
+            slot[..n].copy_from_slice(&rest[..n]);
+        }
+        self.ring.write_payload(p.ticket, &slot);
+        Ok(())
     }
 
     fn write(&mut self, thread: u32, fd: u8, bytes: &[u8], more: bool) {

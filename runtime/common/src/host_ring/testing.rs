@@ -42,6 +42,11 @@ impl Producer<'_> {
 
     /// Sends one packet; returns its ticket.
     pub fn send(&self, thread: u32, op: u32, flags: u32, arg0: u64, payload: &[u8]) -> u64 {
+        self.send_args(thread, op, flags, arg0, 0, payload)
+    }
+
+    /// [`send`](Self::send) with `arg1`.
+    pub fn send_args(&self, thread: u32, op: u32, flags: u32, arg0: u64, arg1: u64, payload: &[u8]) -> u64 {
         let head = &self.words[offset_of!(RingHeader, head) / 8];
         let t = head.fetch_add(1, Ordering::Relaxed);
         while self.word(t, offset_of!(RingSlotHeader, seq)).load(Ordering::Acquire) != t {
@@ -52,6 +57,7 @@ impl Producer<'_> {
         self.word(t, offset_of!(RingSlotHeader, len))
             .store(payload.len() as u64 | (u64::from(flags) << 32), Ordering::Relaxed);
         self.word(t, offset_of!(RingSlotHeader, arg0)).store(arg0, Ordering::Relaxed);
+        self.word(t, offset_of!(RingSlotHeader, arg1)).store(arg1, Ordering::Relaxed);
         self.word(t, offset_of!(RingSlotHeader, reply_seq)).store(0, Ordering::Relaxed);
         for (i, chunk) in payload.chunks(8).enumerate() {
             let mut w = [0u8; 8];
@@ -73,10 +79,73 @@ impl Producer<'_> {
 
     /// Waits for the host's reply to ticket `t`, then frees the slot.
     pub fn await_reply(&self, t: u64) {
-        while self.word(t, offset_of!(RingSlotHeader, reply_seq)).load(Ordering::Acquire) != t + 1 {
+        self.await_reply_bytes(t, 0);
+    }
+
+    /// Whether the host has replied to ticket `t`.
+    pub fn replied(&self, t: u64) -> bool {
+        self.word(t, offset_of!(RingSlotHeader, reply_seq)).load(Ordering::Acquire) == t + 1
+    }
+
+    /// Waits for the host's reply to ticket `t`, copies the first `n`
+    /// (≤ [`RING_PAYLOAD_BYTES`]) bytes of its payload, then frees the slot.
+    pub fn await_reply_bytes(&self, t: u64, n: usize) -> Vec<u8> {
+        while !self.replied(t) {
             std::thread::yield_now();
         }
+        let mut out = Vec::with_capacity(n);
+        for i in 0..n.div_ceil(8) {
+            out.extend_from_slice(&self.word(t, size_of::<RingSlotHeader>() + i * 8).load(Ordering::Relaxed).to_le_bytes());
+        }
+        out.truncate(n);
         self.word(t, offset_of!(RingSlotHeader, seq)).store(t + self.cap, Ordering::Release);
+        out
+    }
+
+    /// Sends the packets of a host call's request (`head ++ body` in
+    /// [`crate::hostcall::OP_CALL`] packets) without waiting; returns the
+    /// last one's ticket (its reply: [`reply_head`](Self::reply_head)).
+    pub fn call_request(&self, thread: u32, call: u32, request: &[u8]) -> u64 {
+        use crate::hostcall::OP_CALL;
+        let total = request.len() as u64;
+        let mut chunks = request.chunks(RING_PAYLOAD_BYTES).peekable();
+        if chunks.peek().is_none() {
+            return self.send_args(thread, OP_CALL, FLAG_REPLY, call.into(), 0, &[]);
+        }
+        loop {
+            let c = chunks.next().unwrap();
+            if chunks.peek().is_none() {
+                return self.send_args(thread, OP_CALL, FLAG_REPLY, call.into(), total, c);
+            }
+            self.send_args(thread, OP_CALL, FLAG_MORE, call.into(), total, c);
+        }
+    }
+
+    /// Waits for the reply to the call whose last packet is ticket `t`;
+    /// returns its status, total length and first bytes.
+    pub fn reply_head(&self, t: u64) -> (i64, u64, Vec<u8>) {
+        use crate::hostcall::{REPLY_HEAD_BYTES, ReplyHead};
+        let b = self.await_reply_bytes(t, RING_PAYLOAD_BYTES);
+        let head = ReplyHead::from_bytes(b[..REPLY_HEAD_BYTES].try_into().unwrap());
+        (head.status, head.total, b[REPLY_HEAD_BYTES..].to_vec())
+    }
+
+    /// A whole host call as the device end makes it, with a server serving
+    /// the ring meanwhile: the request, then `OP_CALL_MORE` for the rest of
+    /// a long reply (up to `cap` bytes). Returns the status and the reply.
+    pub fn call(&self, thread: u32, call: u32, request: &[u8], cap: usize) -> (i64, Vec<u8>) {
+        use crate::hostcall::OP_CALL_MORE;
+        let t = self.call_request(thread, call, request);
+        let (status, total, first) = self.reply_head(t);
+        let want = cap.min(total as usize);
+        let mut reply = first;
+        reply.truncate(want);
+        while reply.len() < want {
+            let k = (want - reply.len()).min(RING_PAYLOAD_BYTES);
+            let t = self.send(thread, OP_CALL_MORE, FLAG_REPLY, reply.len() as u64, &[]);
+            reply.extend_from_slice(&self.await_reply_bytes(t, k));
+        }
+        (status, reply)
     }
 }
 
@@ -91,3 +160,52 @@ impl Rng {
     }
 }
 
+
+/// A fresh directory under the system's temp dir, removed on drop.
+pub struct TempDir(pub std::path::PathBuf);
+
+impl TempDir {
+    /// `$TMPDIR/rt-common-{name}-{pid}-{n}`, empty.
+    pub fn new(name: &str) -> TempDir {
+        static N: AtomicU64 = AtomicU64::new(0);
+        let n = N.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(std::format!("rt-common-{name}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("creating a temp dir");
+        TempDir(dir)
+    }
+
+    /// `name` in the directory, as the bytes a request carries.
+    pub fn path(&self, name: &str) -> Vec<u8> {
+        use std::os::unix::ffi::OsStrExt;
+        self.0.join(name).as_os_str().as_bytes().to_vec()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        if std::fs::remove_dir_all(&self.0).is_err() {
+            // A test took a directory's permissions away: give them back.
+            fn writable(p: &std::path::Path) {
+                use std::os::unix::fs::PermissionsExt;
+                if std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()) {
+                    let _ = std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o700));
+                    for e in std::fs::read_dir(p).into_iter().flatten().flatten() {
+                        writable(&e.path());
+                    }
+                }
+            }
+            writable(&self.0);
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+/// A host call request: `head` as little-endian words, then the `body` parts.
+pub fn request(head: &[u64], body: &[&[u8]]) -> Vec<u8> {
+    let mut r: Vec<u8> = head.iter().flat_map(|w| w.to_le_bytes()).collect();
+    for b in body {
+        r.extend_from_slice(b);
+    }
+    r
+}

@@ -5,9 +5,11 @@ use std::{format, vec};
 
 use crate::protocol::*;
 
+use super::calls::{FsAccess, HostCalls};
 use super::server::{Server, Shared, last_line};
-use super::testing::{Producer, Rng, VecSink, ring_words};
+use super::testing::{Producer, Rng, TempDir, VecSink, request, ring_words};
 use super::*;
+use crate::hostcall::*;
 
 fn setup(cap: u32) -> Vec<AtomicU64> {
     let words = ring_words(cap);
@@ -163,32 +165,50 @@ fn backpressure_with_concurrent_producers() {
 /// Writes raw header fields into the slot of ticket `t` and publishes it.
 #[allow(clippy::too_many_arguments)]
 fn raw(words: &[AtomicU64], cap: u64, t: u64, op: u32, thread: u32, len: u32, flags: u32, arg0: u64) {
+    raw_args(words, cap, t, op, thread, len, flags, arg0, 0);
+}
+
+/// [`raw`] with `arg1`.
+#[allow(clippy::too_many_arguments)]
+fn raw_args(words: &[AtomicU64], cap: u64, t: u64, op: u32, thread: u32, len: u32, flags: u32, arg0: u64, arg1: u64) {
     let base = (RING_SLOTS_OFFSET + (t % cap) as usize * RING_SLOT_BYTES) / 8;
     words[base + 2].store(u64::from(op) | (u64::from(thread) << 32), Ordering::Relaxed);
     words[base + 3].store(u64::from(len) | (u64::from(flags) << 32), Ordering::Relaxed);
     words[base + 4].store(arg0, Ordering::Relaxed);
+    words[base + 5].store(arg1, Ordering::Relaxed);
     words[base].store(t + 1, Ordering::Release);
 }
 
 #[test]
 fn corrupt_packets_are_errors() {
-    type Case = ((u32, u32, u32, u32, u64), fn(&RingError) -> bool);
-    let cases: [Case; 11] = [
-        ((99, 0, 0, 0, 0), |e| matches!(e, RingError::BadOp { op: 99, .. })),
-        ((OP_WRITE, 7, 1, 0, 1), |e| matches!(e, RingError::BadThread { thread: 7, .. })),
-        ((OP_WRITE, 0, 193, 0, 1), |e| matches!(e, RingError::BadLen { len: 193, .. })),
-        ((OP_WRITE, 0, u32::MAX, 0, 1), |e| matches!(e, RingError::BadLen { .. })),
-        ((OP_WRITE, 0, 1, 0, 3), |e| matches!(e, RingError::BadFd { fd: 3, .. })),
-        ((OP_WRITE, 0, 1, 0x80, 1), |e| matches!(e, RingError::BadFlags { .. })),
-        ((OP_EXIT, 0, 0, FLAG_MORE, 0), |e| matches!(e, RingError::BadFlags { .. })),
-        ((OP_THREAD_EXIT, 0, 0, 0, 9), |e| matches!(e, RingError::BadThread { thread: 9, .. })),
-        ((OP_RANDOM, 0, 0, FLAG_REPLY, 193), |e| matches!(e, RingError::BadRandomLen { len: 193, .. })),
-        ((OP_RANDOM, 0, 0, FLAG_REPLY, u64::MAX), |e| matches!(e, RingError::BadRandomLen { .. })),
-        ((OP_RANDOM, 0, 0, 0, 8), |e| matches!(e, RingError::RandomWithoutReply { .. })),
+    type Case = ((u32, u32, u32, u32, u64, u64), fn(&RingError) -> bool);
+    let cases: [Case; 21] = [
+        ((99, 0, 0, 0, 0, 0), |e| matches!(e, RingError::BadOp { op: 99, .. })),
+        ((OP_MAX + 1, 0, 0, FLAG_REPLY, 0, 0), |e| matches!(e, RingError::BadOp { op: 8, .. })),
+        ((OP_WRITE, 7, 1, 0, 1, 0), |e| matches!(e, RingError::BadThread { thread: 7, .. })),
+        ((OP_WRITE, 0, 193, 0, 1, 0), |e| matches!(e, RingError::BadLen { len: 193, .. })),
+        ((OP_WRITE, 0, u32::MAX, 0, 1, 0), |e| matches!(e, RingError::BadLen { .. })),
+        ((OP_WRITE, 0, 1, 0, 3, 0), |e| matches!(e, RingError::BadFd { fd: 3, .. })),
+        ((OP_WRITE, 0, 1, 0x80, 1, 0), |e| matches!(e, RingError::BadFlags { .. })),
+        ((OP_EXIT, 0, 0, FLAG_MORE, 0, 0), |e| matches!(e, RingError::BadFlags { .. })),
+        ((OP_THREAD_EXIT, 0, 0, 0, 9, 0), |e| matches!(e, RingError::BadThread { thread: 9, .. })),
+        ((OP_RANDOM, 0, 0, FLAG_REPLY, 193, 0), |e| matches!(e, RingError::BadRandomLen { len: 193, .. })),
+        ((OP_RANDOM, 0, 0, FLAG_REPLY, u64::MAX, 0), |e| matches!(e, RingError::BadRandomLen { .. })),
+        ((OP_RANDOM, 0, 0, 0, 8, 0), |e| matches!(e, RingError::RandomWithoutReply { .. })),
+        // Host calls: what a correct device end never sends.
+        ((OP_CALL, 0, 0, 0, 1, 0), |e| matches!(e, RingError::CallWithoutReply { .. })),
+        ((OP_CALL, 0, 0, FLAG_MORE | FLAG_REPLY, 1, 0), |e| matches!(e, RingError::BadFlags { .. })),
+        ((OP_CALL, 0, 0, 0x10 | FLAG_REPLY, 1, 0), |e| matches!(e, RingError::BadFlags { .. })),
+        ((OP_CALL, 0, 0, FLAG_REPLY, 1 << 32, 0), |e| matches!(e, RingError::BadCallNumber { call: 0x1_0000_0000, .. })),
+        ((OP_CALL, 0, 0, FLAG_MORE, 1, MAX_REQUEST + 1), |e| matches!(e, RingError::CallTooLong { .. })),
+        ((OP_CALL, 0, 0, FLAG_REPLY, 1, u64::MAX), |e| matches!(e, RingError::CallTooLong { .. })),
+        ((OP_CALL, 0, 193, FLAG_REPLY, 1, 193), |e| matches!(e, RingError::BadLen { .. })),
+        ((OP_CALL_MORE, 0, 0, 0, 0, 0), |e| matches!(e, RingError::CallMoreWithoutReply { .. })),
+        ((OP_CALL_MORE, 0, 0, FLAG_MORE | FLAG_REPLY, 0, 0), |e| matches!(e, RingError::BadFlags { .. })),
     ];
-    for ((op, thread, len, flags, arg0), check) in cases {
+    for ((op, thread, len, flags, arg0, arg1), check) in cases {
         let words = setup(4);
-        raw(&words, 4, 0, op, thread, len, flags, arg0);
+        raw_args(&words, 4, 0, op, thread, len, flags, arg0, arg1);
         let mut s = Server::new(RingView::new(&words, 4).unwrap(), 4, VecSink::default());
         let e = s.drain(&Shared::default()).unwrap_err();
         assert!(check(&e), "op {op}: {e}");
@@ -220,18 +240,29 @@ fn fuzz_decode_slot_never_panics() {
         let mut b: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
         if i % 2 == 0 && len >= 32 {
             // Make the header plausible half of the time so deeper checks run.
-            b[16..20].copy_from_slice(&((rng.next() % 6) as u32).to_le_bytes());
+            b[16..20].copy_from_slice(&((rng.next() % u64::from(OP_MAX + 2)) as u32).to_le_bytes());
             b[20..24].copy_from_slice(&((rng.next() % 6) as u32).to_le_bytes());
             b[24..28].copy_from_slice(&((rng.next() % 200) as u32).to_le_bytes());
             b[28..32].copy_from_slice(&((rng.next() % 4) as u32).to_le_bytes());
             if len >= 40 {
                 b[32..40].copy_from_slice(&(rng.next() % 4).to_le_bytes());
             }
+            if len >= 48 && rng.next() % 2 == 0 {
+                b[40..48].copy_from_slice(&(rng.next() % (MAX_REQUEST + 2)).to_le_bytes());
+            }
         }
         match decode_slot(&b, i, 4) {
             Ok(p) => {
                 assert!(p.payload().len() <= RING_PAYLOAD_BYTES);
                 assert!(p.thread < 4);
+                match p.op {
+                    Op::Call { total, .. } => {
+                        assert!(total <= MAX_REQUEST);
+                        assert!(p.more != p.reply, "exactly one of FLAG_MORE, FLAG_REPLY");
+                    }
+                    Op::CallMore { .. } => assert!(p.reply && !p.more),
+                    _ => {}
+                }
                 ok += 1;
             }
             Err(e) => {
@@ -255,7 +286,7 @@ fn fuzz_served_ring_never_panics() {
             let v = match rng.next() % 4 {
                 0 => rng.next(),
                 1 => rng.next() % 8,
-                2 => (rng.next() % 6) | ((rng.next() % 6) << 32),
+                2 => (rng.next() % u64::from(OP_MAX + 1)) | ((rng.next() % 6) << 32),
                 _ => (rng.next() % 300) | ((rng.next() % 4) << 32),
             };
             words[w].store(v, Ordering::Relaxed);
@@ -349,4 +380,461 @@ fn random_requests_get_bytes_in_the_reply() {
     let second = RING_SLOTS_OFFSET / 8 + RING_SLOT_BYTES / 8 + size_of::<RingSlotHeader>() / 8;
     let got2: Vec<u64> = words[second..second + 8].iter().map(|w| w.load(Ordering::Relaxed)).collect();
     assert_ne!(got, got2);
+}
+
+// ---- host calls through the ring ----
+
+/// A server for `threads` threads over `words`, serving calls with `calls`.
+fn call_server(words: &[AtomicU64], cap: u32, threads: u32, calls: HostCalls) -> Server<'_, VecSink> {
+    Server::new(RingView::new(words, cap).unwrap(), threads, VecSink::default()).with_calls(calls)
+}
+
+fn all_calls() -> HostCalls {
+    HostCalls::with_stdin(FsAccess::All, std::io::empty())
+}
+
+fn path_bytes(p: &std::path::Path) -> Vec<u8> {
+    use std::os::unix::ffi::OsStrExt;
+    p.as_os_str().as_bytes().to_vec()
+}
+
+/// `OPEN` flags and mode as the head word.
+fn open_head(flags: u32, mode: u32) -> u64 {
+    u64::from(flags) | (u64::from(mode) << 32)
+}
+
+#[test]
+fn calls_are_answered_in_their_slot() {
+    let words = setup(16);
+    let p = Producer { words: &words, cap: 16 };
+    let mut s = call_server(&words, 16, 2, all_calls());
+    let cwd = path_bytes(&std::env::current_dir().unwrap());
+    // GETCWD: an empty request, one packet.
+    let t = p.call_request(1, CALL_GETCWD, &[]);
+    // An unknown call: answered with EINVAL, the server goes on.
+    let u = p.call_request(0, 99, b"whatever");
+    // A short head.
+    let v = p.call_request(0, CALL_READ, &[1, 2, 3]);
+    assert_eq!(s.drain(&Shared::default()).unwrap(), 3);
+    let (status, total, first) = p.reply_head(t);
+    assert_eq!((status, total as usize), (0, cwd.len()));
+    let n = cwd.len().min(FIRST_REPLY_BYTES);
+    assert_eq!(first[..n], cwd[..n]);
+    assert_eq!(p.reply_head(u), (-i64::from(errno::EINVAL), 0, vec![0; FIRST_REPLY_BYTES]));
+    assert_eq!(p.reply_head(v).0, -i64::from(errno::EINVAL));
+    let r = s.finish();
+    assert_eq!((r.calls, r.packets), (3, 3));
+    assert!(r.error.is_none());
+}
+
+#[test]
+fn a_server_not_told_otherwise_denies_files() {
+    let d = TempDir::new("ring-denied");
+    std::fs::write(d.0.join("f"), b"x").unwrap();
+    let words = setup(8);
+    let p = Producer { words: &words, cap: 8 };
+    let mut s = Server::new(RingView::new(&words, 8).unwrap(), 1, VecSink::default());
+    let t = p.call_request(0, CALL_OPEN, &request(&[open_head(OPEN_READ, 0)], &[&d.path("f")]));
+    let g = p.call_request(0, CALL_GETCWD, &[]);
+    let i = p.call_request(0, CALL_STDIN_READ, &request(&[10], &[]));
+    s.drain(&Shared::default()).unwrap();
+    assert_eq!(p.reply_head(t).0, -i64::from(errno::EACCES));
+    assert_eq!(p.reply_head(g).0, 0);
+    let st = p.reply_head(i).0;
+    assert!(st == 0 || st == -i64::from(errno::EAGAIN), "an empty stdin: {st}");
+}
+
+#[test]
+fn long_replies_come_with_call_more() {
+    const CAP: u32 = 8;
+    let d = TempDir::new("ring-long");
+    let words = setup(CAP);
+    let shared = Shared::default();
+    let data: Vec<u8> = (0..100_000u32).map(|i| (i * 7 + i / 251) as u8).collect();
+    let report = std::thread::scope(|sc| {
+        let server = call_server(&words, CAP, 2, all_calls());
+        let handle = sc.spawn(|| server.serve(&shared));
+        let p = Producer { words: &words, cap: u64::from(CAP) };
+        let (f, _) = p.call(1, CALL_OPEN, &request(&[open_head(OPEN_READ | OPEN_WRITE | OPEN_CREATE, 0o644)], &[&d.path("big")]), 0);
+        assert!(f >= 3);
+        // One write of 100 KB: 521 packets through an 8-slot ring.
+        assert_eq!(p.call(1, CALL_WRITE, &request(&[f as u64], &[&data]), 0), (data.len() as i64, vec![]));
+        assert_eq!(p.call(1, CALL_SEEK, &request(&[f as u64, SEEK_SET, 0], &[]), 0).0, 0);
+        // One read of 100 KB: its reply fetched slot by slot.
+        let (n, back) = p.call(1, CALL_READ, &request(&[f as u64, 200_000], &[]), usize::MAX);
+        assert_eq!(n, data.len() as i64);
+        assert!(back == data, "the read differs from the write");
+        // Part of a long reply (the device's buffer is smaller).
+        assert_eq!(p.call(1, CALL_SEEK, &request(&[f as u64, SEEK_SET, 0], &[]), 0).0, 0);
+        let (n, part) = p.call(1, CALL_READ, &request(&[f as u64, 50_000], &[]), 1000);
+        assert_eq!((n, &part[..]), (50_000, &data[..1000]));
+        // The rest of that reply stays until the thread's next call ...
+        let t = p.send(1, OP_CALL_MORE, FLAG_REPLY, 49_900, &[]);
+        assert_eq!(p.await_reply_bytes(t, 100), data[49_900..50_000]);
+        let t = p.send(1, OP_CALL_MORE, FLAG_REPLY, 49_990, &[]);
+        let mut tail = data[49_990..50_000].to_vec();
+        tail.resize(RING_PAYLOAD_BYTES, 0);
+        assert_eq!(p.await_reply_bytes(t, RING_PAYLOAD_BYTES), tail, "zeroed past the end");
+        // ... and is no one else's: thread 0 has none.
+        let t = p.send(0, OP_CALL_MORE, FLAG_REPLY, 0, &[]);
+        assert_eq!(p.await_reply_bytes(t, RING_PAYLOAD_BYTES), vec![0; RING_PAYLOAD_BYTES]);
+        // A new call drops it: an offset past the new (short) reply is zeros.
+        assert_eq!(p.call(1, CALL_FSTAT, &request(&[f as u64], &[]), usize::MAX).1.len(), STAT_BYTES);
+        let t = p.send(1, OP_CALL_MORE, FLAG_REPLY, 0, &[]);
+        assert_eq!(p.await_reply_bytes(t, RING_PAYLOAD_BYTES), vec![0; RING_PAYLOAD_BYTES]);
+        let t = p.send(1, OP_CALL_MORE, FLAG_REPLY, u64::MAX, &[]);
+        assert_eq!(p.await_reply_bytes(t, RING_PAYLOAD_BYTES), vec![0; RING_PAYLOAD_BYTES]);
+        assert_eq!(p.call(1, CALL_CLOSE, &request(&[f as u64], &[]), 0).0, 0);
+        // A directory of 500 entries.
+        let dir = d.0.join("many");
+        std::fs::create_dir(&dir).unwrap();
+        for i in 0..500 {
+            std::fs::write(dir.join(format!("file-number-{i:03}")), b"").unwrap();
+        }
+        let (n, list) = p.call(0, CALL_READ_DIR, &path_bytes(&dir), usize::MAX);
+        assert_eq!(n, 500);
+        assert_eq!(list.len(), 500 * (3 + "file-number-000".len()));
+        let mut names = Vec::new();
+        for e in list.chunks(18) {
+            assert_eq!((e[0], u16::from_le_bytes([e[1], e[2]])), (KIND_FILE, 15));
+            names.push(String::from_utf8(e[3..].to_vec()).unwrap());
+        }
+        names.sort();
+        assert_eq!(names, (0..500).map(|i| format!("file-number-{i:03}")).collect::<Vec<_>>());
+        shared.stop.store(true, Ordering::Release);
+        handle.join().unwrap()
+    });
+    assert!(report.error.is_none(), "{:?}", report.error);
+    assert_eq!(report.calls, 9);
+}
+
+#[test]
+fn interleaved_requests_are_assembled_per_thread() {
+    let d = TempDir::new("ring-interleave");
+    let words = setup(64);
+    let p = Producer { words: &words, cap: 64 };
+    let mut s = call_server(&words, 64, 4, all_calls());
+    let shared = Shared::default();
+    let mut handles = [0i64; 3];
+    for (th, h) in handles.iter_mut().enumerate().skip(1) {
+        let path = d.path(&format!("f{th}"));
+        let t = p.call_request(th as u32, CALL_OPEN, &request(&[open_head(OPEN_WRITE | OPEN_CREATE, 0o644)], &[&path]));
+        s.drain(&shared).unwrap();
+        *h = p.reply_head(t).0;
+        assert!(*h >= 3);
+    }
+    // Threads 1 and 2 send 3-packet writes, packet by packet in turn;
+    // thread 3 makes a whole call in between.
+    let body = |th: u8| vec![b'0' + th; 2 * RING_PAYLOAD_BYTES + 10];
+    let reqs: Vec<Vec<u8>> = (1..=2).map(|th| request(&[handles[th] as u64], &[&body(th as u8)])).collect();
+    let mut last = [0u64; 3];
+    for k in 0..3 {
+        for th in 1..=2usize {
+            let r = &reqs[th - 1];
+            let chunk = &r[k * RING_PAYLOAD_BYTES..r.len().min((k + 1) * RING_PAYLOAD_BYTES)];
+            let flags = if k == 2 { FLAG_REPLY } else { FLAG_MORE };
+            last[th] = p.send_args(th as u32, OP_CALL, flags, CALL_WRITE.into(), r.len() as u64, chunk);
+        }
+        if k == 1 {
+            last[0] = p.call_request(3, CALL_STAT, &request(&[1], &[&d.path("f1")]));
+        }
+    }
+    s.drain(&shared).unwrap();
+    let (st, total, _) = p.reply_head(last[0]);
+    assert_eq!((st, total), (0, STAT_BYTES as u64), "stat while thread 1's write was incomplete");
+    for th in 1..=2 {
+        assert_eq!(p.reply_head(last[th]).0, body(th as u8).len() as i64);
+        assert_eq!(std::fs::read(d.0.join(format!("f{th}"))).unwrap(), body(th as u8));
+    }
+    assert_eq!(s.finish().calls, 5);
+}
+
+#[test]
+fn call_assembly_errors() {
+    type Script = fn(&Producer);
+    let cases: [(Script, fn(&RingError) -> bool); 7] = [
+        // A different call while one is being assembled.
+        (
+            |p| {
+                p.send_args(0, OP_CALL, FLAG_MORE, CALL_WRITE.into(), 400, &[0; RING_PAYLOAD_BYTES]);
+                p.send_args(0, OP_CALL, FLAG_MORE, CALL_READ_DIR.into(), 400, &[0; RING_PAYLOAD_BYTES]);
+            },
+            |e| matches!(e, RingError::CallChanged { thread: 0, call: CALL_READ_DIR, was_call: CALL_WRITE, .. }),
+        ),
+        (
+            |p| {
+                p.send_args(0, OP_CALL, FLAG_MORE, CALL_WRITE.into(), 400, &[0; RING_PAYLOAD_BYTES]);
+                p.send_args(0, OP_CALL, FLAG_REPLY, CALL_WRITE.into(), 500, &[0; 10]);
+            },
+            |e| matches!(e, RingError::CallChanged { total: 500, was_total: 400, .. }),
+        ),
+        // More bytes than announced: in one packet, in the first, later.
+        (|p| _ = p.send_args(0, OP_CALL, FLAG_REPLY, 1, 5, &[0; 10]), |e| matches!(e, RingError::CallOverrun { total: 5, have: 10, .. })),
+        (|p| _ = p.send_args(0, OP_CALL, FLAG_MORE, 1, 100, &[0; 192]), |e| matches!(e, RingError::CallOverrun { total: 100, .. })),
+        (
+            |p| {
+                p.send_args(2, OP_CALL, FLAG_MORE, CALL_WRITE.into(), 200, &[0; RING_PAYLOAD_BYTES]);
+                p.send_args(2, OP_CALL, FLAG_REPLY, CALL_WRITE.into(), 200, &[0; RING_PAYLOAD_BYTES]);
+            },
+            |e| matches!(e, RingError::CallOverrun { thread: 2, total: 200, have: 384, .. }),
+        ),
+        // Fewer: the last packet comes early.
+        (
+            |p| {
+                p.send_args(1, OP_CALL, FLAG_MORE, CALL_WRITE.into(), 1000, &[0; RING_PAYLOAD_BYTES]);
+                p.send_args(0, OP_CALL, FLAG_MORE, CALL_WRITE.into(), 300, &[0; RING_PAYLOAD_BYTES]);
+                p.send_args(1, OP_CALL, FLAG_REPLY, CALL_WRITE.into(), 1000, &[0; 8]);
+            },
+            |e| matches!(e, RingError::CallShort { thread: 1, total: 1000, have: 200, .. }),
+        ),
+        // More of a reply in the middle of a request.
+        (
+            |p| {
+                p.send_args(3, OP_CALL, FLAG_MORE, CALL_WRITE.into(), 1000, &[0; RING_PAYLOAD_BYTES]);
+                p.send_args(3, OP_CALL_MORE, FLAG_REPLY, 0, 0, &[]);
+            },
+            |e| matches!(e, RingError::CallMoreMidRequest { thread: 3, .. }),
+        ),
+    ];
+    for (script, check) in cases {
+        let words = setup(16);
+        let p = Producer { words: &words, cap: 16 };
+        script(&p);
+        let mut s = call_server(&words, 16, 4, HostCalls::denied());
+        let e = s.drain(&Shared::default()).unwrap_err();
+        assert!(check(&e), "{e:?}");
+        assert!(!e.to_string().is_empty());
+    }
+    // A short single packet.
+    let words = setup(4);
+    let p = Producer { words: &words, cap: 4 };
+    p.send_args(0, OP_CALL, FLAG_REPLY, 1, 20, &[0; 10]);
+    let e = call_server(&words, 4, 1, HostCalls::denied()).drain(&Shared::default()).unwrap_err();
+    assert!(matches!(e, RingError::CallShort { total: 20, have: 10, .. }), "{e:?}");
+}
+
+#[test]
+fn concurrent_callers_through_a_small_ring() {
+    const CAP: u32 = 4;
+    const THREADS: u32 = 4;
+    const ROUNDS: usize = 15;
+    let d = TempDir::new("ring-concurrent");
+    let words = setup(CAP);
+    let shared = Shared::default();
+    let report = std::thread::scope(|sc| {
+        let server = call_server(&words, CAP, THREADS + 1, all_calls());
+        let handle = sc.spawn(|| server.serve(&shared));
+        let workers: Vec<_> = (0..THREADS)
+            .map(|th| {
+                let (words, d) = (&words, &d);
+                sc.spawn(move || {
+                    let p = Producer { words, cap: u64::from(CAP) };
+                    for round in 0..ROUNDS {
+                        let path = d.path(&format!("t{th}-{round}"));
+                        let data: Vec<u8> = (0..10_000).map(|i| (i as u32 * (th + 3) + round as u32) as u8).collect();
+                        let flags = OPEN_READ | OPEN_WRITE | OPEN_CREATE_NEW;
+                        let (f, _) = p.call(th, CALL_OPEN, &request(&[open_head(flags, 0o600)], &[&path]), 0);
+                        assert!(f >= 3, "open: {f}");
+                        let w = p.call(th, CALL_WRITE, &request(&[f as u64], &[&data]), 0);
+                        assert_eq!(w.0, data.len() as i64);
+                        assert_eq!(p.call(th, CALL_SEEK, &request(&[f as u64, SEEK_SET, 0], &[]), 0).0, 0);
+                        let (n, back) = p.call(th, CALL_READ, &request(&[f as u64, 20_000], &[]), usize::MAX);
+                        assert_eq!(n, data.len() as i64);
+                        assert!(back == data, "thread {th} round {round}: read back differs");
+                        let (s, st) = p.call(th, CALL_FSTAT, &request(&[f as u64], &[]), usize::MAX);
+                        assert_eq!((s, Stat::from_bytes(st.as_slice().try_into().unwrap()).size), (0, 10_000));
+                        assert_eq!(p.call(th, CALL_CLOSE, &request(&[f as u64], &[]), 0).0, 0);
+                        assert_eq!(p.call(th, CALL_UNLINK, &path, 0).0, 0);
+                    }
+                    // A line between the calls, as a program would print.
+                    p.write(th, 1, format!("thread {th} done\n").as_bytes());
+                })
+            })
+            .collect();
+        for w in workers {
+            w.join().unwrap();
+        }
+        shared.stop.store(true, Ordering::Release);
+        handle.join().unwrap()
+    });
+    assert!(report.error.is_none(), "{:?}", report.error);
+    assert_eq!(report.calls, u64::from(THREADS) * ROUNDS as u64 * 7);
+    assert_eq!(report.last_lines.len(), THREADS as usize);
+    assert_eq!(std::fs::read_dir(&d.0).unwrap().count(), 0);
+}
+
+/// A well-formed request for `call` whose paths are all in `paths` (or
+/// refused before use: empty, with a NUL, too long), numbers small.
+fn fuzz_request(rng: &mut Rng, call: u32, paths: &[Vec<u8>]) -> (Vec<u64>, Vec<u8>) {
+    let word = |rng: &mut Rng| match rng.next() % 4 {
+        0 => 3 + rng.next() % 6, // a handle, maybe open
+        1 => rng.next() % 3,
+        2 => rng.next() % 5000,
+        _ => (rng.next() % u64::from(OPEN_ALL + 1)) | (0o600 << 32),
+    };
+    let mut head: Vec<u64> = (0..head_words_of(call).unwrap_or(0)).map(|_| word(rng)).collect();
+    let path = |rng: &mut Rng| -> Vec<u8> {
+        let p = paths[(rng.next() % paths.len() as u64) as usize].clone();
+        match rng.next() % 12 {
+            0 => vec![],
+            1 => [&p[..], b"\0"].concat(),
+            2 => vec![b'x'; MAX_PATH + 1],
+            _ => p,
+        }
+    };
+    let body = match call {
+        CALL_RENAME | CALL_COPY => {
+            let (a, b) = (path(rng), path(rng));
+            head[0] = a.len() as u64;
+            [a, b].concat()
+        }
+        CALL_WRITE => (0..rng.next() % 600).map(|_| rng.next() as u8).collect(),
+        CALL_OPEN | CALL_STAT | CALL_READ_DIR | CALL_MKDIR | CALL_RMDIR | CALL_UNLINK | CALL_SET_PERM | CALL_READLINK
+        | CALL_CANONICALIZE => path(rng),
+        // Calls without a body, and unknown calls (never run).
+        _ if rng.next() % 10 == 0 => vec![b'x'],
+        _ => vec![],
+    };
+    (head, body)
+}
+
+/// Any head and body: junk paths, junk numbers, heads of the wrong length.
+fn junk_request(rng: &mut Rng, paths: &[Vec<u8>]) -> (Vec<u64>, Vec<u8>) {
+    let head = (0..rng.next() % 5)
+        .map(|_| match rng.next() % 4 {
+            0 => rng.next(),
+            1 => 3 + rng.next() % 6,
+            2 => paths[0].len() as u64,
+            _ => rng.next() % 5000,
+        })
+        .collect();
+    let body = match rng.next() % 4 {
+        0 => vec![],
+        1 => (0..rng.next() % 600).map(|_| rng.next() as u8).collect(),
+        2 => [&paths[(rng.next() % paths.len() as u64) as usize][..], &paths[0][..]].concat(),
+        _ => paths[(rng.next() % paths.len() as u64) as usize].clone(),
+    };
+    (head, body)
+}
+
+/// The names in the working directory (where relative paths land).
+fn cwd_entries() -> Vec<std::ffi::OsString> {
+    let mut v: Vec<_> = std::fs::read_dir(".").unwrap().map(|e| e.unwrap().file_name()).collect();
+    v.sort();
+    v
+}
+
+/// Random host-call traffic, mostly plausible: requests with random call
+/// numbers, heads, bodies (paths in a temp dir, or junk), announced lengths
+/// and flags, split into packets; `OP_CALL_MORE` at random offsets; other
+/// opcodes in between. The server never panics, and either replies to every
+/// packet that waits for one or stops with a [`RingError`].
+#[test]
+fn fuzz_host_calls_never_panic() {
+    let d = TempDir::new("ring-fuzz");
+    std::fs::create_dir(d.0.join("d0")).unwrap();
+    std::fs::write(d.0.join("f0"), vec![1u8; 3000]).unwrap();
+    std::os::unix::fs::symlink("f0", d.0.join("link")).unwrap();
+    let paths: Vec<Vec<u8>> = ["f0", "f1", "d0", "d0/f1", "d0/d1", "link", "nope/x"].iter().map(|p| d.path(p)).collect();
+    let mut rng = Rng(0xC0FF_EE00_1234_5678);
+    let (mut replied, mut errors) = (0u64, 0u64);
+    let cwd_before = cwd_entries();
+    for round in 0..400u64 {
+        const CAP: u32 = 256;
+        let words = setup(CAP);
+        let p = Producer { words: &words, cap: u64::from(CAP) };
+        let access = [FsAccess::All, FsAccess::ReadOnly, FsAccess::None][(round % 3) as usize];
+        let stdin: Vec<u8> = (0..rng.next() % 300).map(|_| rng.next() as u8).collect();
+        let threads = 1 + (rng.next() % 4) as u32;
+        // Every other round may break the protocol (a wrong length, wrong
+        // flags), now and then; the others only send what a correct device
+        // end could, from a program that passes anything.
+        let breaks = round % 2 == 1;
+        let mut reply_tickets = Vec::new();
+        let mut sent = 0usize;
+        while sent < 180 {
+            let th = (rng.next() % u64::from(threads)) as u32;
+            match rng.next() % 10 {
+                0..=6 => {
+                    let call = (rng.next() % u64::from(CALL_MAX + 3)) as u32;
+                    // Junk (any head, any body) only where it cannot change
+                    // the file system: run as root, a junk path could be
+                    // anywhere. Under `All`, well-formed requests on the
+                    // temp dir's paths only.
+                    let (head, body) = if access != FsAccess::All && rng.next() % 2 == 0 {
+                        junk_request(&mut rng, &paths)
+                    } else {
+                        fuzz_request(&mut rng, call, &paths)
+                    };
+                    let req = request(&head, &[&body]);
+                    let mut total = req.len() as u64;
+                    if breaks && rng.next() % 100 == 0 {
+                        total = match rng.next() % 3 {
+                            0 => total + 1 + rng.next() % 300,
+                            1 => total.saturating_sub(1 + rng.next() % 300),
+                            _ => rng.next() % (MAX_REQUEST + 10),
+                        };
+                    }
+                    let chunks: Vec<&[u8]> = if req.is_empty() { vec![&[][..]] } else { req.chunks(RING_PAYLOAD_BYTES).collect() };
+                    for (i, c) in chunks.iter().enumerate() {
+                        let mut flags = if i + 1 < chunks.len() { FLAG_MORE } else { FLAG_REPLY };
+                        if breaks && rng.next() % 300 == 0 {
+                            flags = (rng.next() % 4) as u32;
+                        }
+                        let t = p.send_args(th, OP_CALL, flags, u64::from(call), total, c);
+                        if flags & FLAG_REPLY != 0 {
+                            reply_tickets.push(t);
+                        }
+                        sent += 1;
+                    }
+                }
+                7 | 8 => {
+                    let offset = match rng.next() % 3 {
+                        0 => rng.next(),
+                        _ => rng.next() % 4000,
+                    };
+                    let flags = if breaks && rng.next() % 100 == 0 { (rng.next() % 4) as u32 } else { FLAG_REPLY };
+                    let t = p.send_args(th, OP_CALL_MORE, flags, offset, rng.next() % 3, &[]);
+                    if flags & FLAG_REPLY != 0 {
+                        reply_tickets.push(t);
+                    }
+                    sent += 1;
+                }
+                _ => {
+                    // A write or a no-op between the calls.
+                    if rng.next() % 2 == 0 {
+                        p.send(th, OP_WRITE, 0, 1 + rng.next() % 2, b"line\n");
+                    } else {
+                        reply_tickets.push(p.send(th, OP_NOP, FLAG_REPLY, 0, &[]));
+                    }
+                    sent += 1;
+                }
+            }
+        }
+        let calls = HostCalls::with_stdin(access, std::io::Cursor::new(stdin));
+        let mut s = call_server(&words, CAP, threads, calls);
+        let result = loop {
+            match s.drain(&Shared::default()) {
+                Ok(0) => break Ok(()),
+                Ok(_) => {}
+                Err(e) => break Err(e),
+            }
+        };
+        match result {
+            Ok(()) => {
+                for &t in &reply_tickets {
+                    assert!(p.replied(t), "round {round}: ticket {t} was never answered");
+                }
+                replied += 1;
+            }
+            Err(e) => {
+                assert!(breaks, "round {round}: a correct device end's packets broke the protocol: {e}");
+                let _ = e.to_string();
+                errors += 1;
+            }
+        }
+        let _ = s.finish();
+    }
+    assert!(replied >= 200 && errors > 50, "both outcomes should be common: {replied} served, {errors} errors");
+    assert_eq!(cwd_entries(), cwd_before, "the fuzzer touched the working directory");
 }

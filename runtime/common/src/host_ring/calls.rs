@@ -1,0 +1,546 @@
+//! The host's side of every `CALL_*` of [`crate::hostcall`]: files and
+//! directories through `std::fs` as the launcher's process (paths as given,
+//! so relative ones start at its working directory), a table of open files,
+//! the [`FsAccess`] policy, and the program's stdin.
+//!
+//! Everything here comes from the program, so nothing is trusted: a short
+//! head, an unknown call, a bad handle or path is answered with `-errno`
+//! (Linux numbering, [`errno`]), never a panic, and no allocation is larger
+//! than the request (≤ [`MAX_REQUEST`](crate::hostcall::MAX_REQUEST)) or
+//! [`MAX_TRANSFER`] says. A call the docs give no status for returns 0.
+//!
+//! The calls run on the server thread, one at a time in ticket order, as
+//! the OS calls of one process; only stdin, which may never come, is read
+//! by a thread of its own ([`CALL_STDIN_READ`] never blocks the server).
+
+use std::collections::{HashMap, VecDeque};
+use std::ffi::OsStr;
+use std::fs::{self, File, Metadata, OpenOptions};
+use std::io::{self, ErrorKind, Read, Seek, SeekFrom, Write};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::Path;
+use std::prelude::rust_2024::*;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{SystemTime, UNIX_EPOCH};
+use std::vec;
+
+use crate::hostcall::*;
+
+/// What a program may do to the host's files and directories.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FsAccess {
+    /// Whatever the user running the launcher may.
+    #[default]
+    All,
+    /// Open for reading, read, stat, list, read links: every change
+    /// (opening to write, append, create or truncate; write, set_len,
+    /// mkdir, rmdir, unlink, rename, copy, set_perm) is `EACCES`.
+    ReadOnly,
+    /// Every file and directory call is `EACCES`; the working directory's
+    /// name (`CALL_GETCWD`) and stdin stay available.
+    None,
+}
+
+impl FsAccess {
+    /// The name the launcher's `--fs` option takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            FsAccess::All => "all",
+            FsAccess::ReadOnly => "read-only",
+            FsAccess::None => "none",
+        }
+    }
+
+    /// Whether the policy lets `call` run at all (`CALL_OPEN` is further
+    /// checked by its flags under [`FsAccess::ReadOnly`]).
+    pub fn allows(self, call: u32) -> bool {
+        match self {
+            FsAccess::All => true,
+            FsAccess::ReadOnly => !matches!(
+                call,
+                CALL_WRITE | CALL_SET_LEN | CALL_MKDIR | CALL_RMDIR | CALL_UNLINK | CALL_RENAME | CALL_COPY | CALL_SET_PERM
+            ),
+            FsAccess::None => matches!(call, CALL_GETCWD | CALL_STDIN_READ),
+        }
+    }
+}
+
+impl core::str::FromStr for FsAccess {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "all" => Ok(FsAccess::All),
+            "read-only" => Ok(FsAccess::ReadOnly),
+            "none" => Ok(FsAccess::None),
+            _ => Err(std::format!("`{s}` is not a file-system access (all, read-only, none)")),
+        }
+    }
+}
+
+/// `CALL_OPEN` flags that change the file system.
+const OPEN_CHANGES: u32 = OPEN_WRITE | OPEN_APPEND | OPEN_TRUNCATE | OPEN_CREATE | OPEN_CREATE_NEW;
+
+/// The first handle given out: 0..=2 read like the standard streams.
+pub const FIRST_HANDLE: u64 = 3;
+
+/// What stdin is read from.
+type StdinSource = Box<dyn Read + Send>;
+
+/// Bytes the stdin thread asks for per read.
+const STDIN_CHUNK: usize = 64 << 10;
+/// Bytes the stdin thread buffers ahead of the program at most (a program
+/// that reads slowly must not make the launcher hold all of a huge pipe).
+const STDIN_BUFFERED: usize = 1 << 20;
+
+/// Input read from stdin, not yet taken by the program.
+#[derive(Default)]
+struct StdinBuf {
+    data: VecDeque<u8>,
+    /// `Some(0)` at the end of input, `Some(errno)` after a read error.
+    end: Option<i32>,
+    /// The [`HostCalls`] is gone: the reader stops at its next turn.
+    closed: bool,
+}
+
+#[derive(Default)]
+struct StdinShared {
+    buf: Mutex<StdinBuf>,
+    /// Signalled when the program takes bytes (room to read ahead) or the
+    /// calls are dropped.
+    room: Condvar,
+}
+
+enum Stdin {
+    /// Not read yet: the reader thread starts on the first `CALL_STDIN_READ`.
+    Idle(StdinSource),
+    Reading(Arc<StdinShared>),
+    /// The thread could not be started.
+    Failed(i32),
+}
+
+/// The host's side of the program's host calls.
+pub struct HostCalls {
+    access: FsAccess,
+    files: HashMap<u64, File>,
+    next_handle: u64,
+    stdin: Stdin,
+}
+
+impl Drop for HostCalls {
+    fn drop(&mut self) {
+        if let Stdin::Reading(shared) = &self.stdin {
+            if let Ok(mut b) = shared.buf.lock() {
+                b.closed = true;
+            }
+            shared.room.notify_all();
+        }
+    }
+}
+
+impl core::fmt::Debug for HostCalls {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("HostCalls").field("access", &self.access).field("open_files", &self.files.len()).finish()
+    }
+}
+
+impl HostCalls {
+    /// Calls under `access`, with the launcher's own stdin as the program's.
+    pub fn new(access: FsAccess) -> HostCalls {
+        HostCalls::with_stdin(access, io::stdin())
+    }
+
+    /// Calls under `access`, with the program's stdin read from `stdin`.
+    pub fn with_stdin(access: FsAccess, stdin: impl Read + Send + 'static) -> HostCalls {
+        HostCalls { access, files: HashMap::new(), next_handle: FIRST_HANDLE, stdin: Stdin::Idle(Box::new(stdin)) }
+    }
+
+    /// No file system and an empty stdin: what a server not told otherwise
+    /// gives the program.
+    pub fn denied() -> HostCalls {
+        HostCalls::with_stdin(FsAccess::None, io::empty())
+    }
+
+    pub fn access(&self) -> FsAccess {
+        self.access
+    }
+
+    /// Handles open now.
+    pub fn open_files(&self) -> usize {
+        self.files.len()
+    }
+
+    /// Runs call `call` on its assembled request (head then body) and
+    /// returns its status (≥ 0, or `-errno`) and reply bytes.
+    pub fn call(&mut self, call: u32, request: &[u8]) -> (i64, Vec<u8>) {
+        let mut reply = Vec::new();
+        let status = match self.dispatch(call, request, &mut reply) {
+            Ok(s) => s,
+            Err(e) => {
+                reply.clear();
+                -i64::from(e)
+            }
+        };
+        (status, reply)
+    }
+
+    fn dispatch(&mut self, call: u32, request: &[u8], reply: &mut Vec<u8>) -> Result<i64, i32> {
+        let words = head_words_of(call).ok_or(errno::EINVAL)?;
+        if !self.access.allows(call) {
+            return Err(errno::EACCES);
+        }
+        let head_len = words * 8;
+        if request.len() < head_len {
+            return Err(errno::EINVAL);
+        }
+        let (head, body) = request.split_at(head_len);
+        let w = |i: usize| u64::from_le_bytes(head[i * 8..i * 8 + 8].try_into().unwrap_or([0; 8]));
+        // Calls without a body refuse one (the program sent something else).
+        let no_body = || if body.is_empty() { Ok(()) } else { Err(errno::EINVAL) };
+        match call {
+            CALL_OPEN => {
+                let (flags, mode) = (w(0) as u32, (w(0) >> 32) as u32);
+                self.open(flags, mode, path(body)?)
+            }
+            CALL_CLOSE => {
+                no_body()?;
+                self.files.remove(&w(0)).map(drop).ok_or(errno::EBADF)?;
+                Ok(0)
+            }
+            CALL_READ => {
+                no_body()?;
+                let f = self.file(w(0))?;
+                let want = w(1).min(MAX_TRANSFER) as usize;
+                reply.resize(want, 0);
+                let n = retry(|| f.read(reply)).map_err(errno_of)?;
+                reply.truncate(n);
+                Ok(n as i64)
+            }
+            CALL_WRITE => {
+                let f = self.file(w(0))?;
+                let n = body.len().min(MAX_TRANSFER as usize);
+                Ok(retry(|| f.write(&body[..n])).map_err(errno_of)? as i64)
+            }
+            CALL_SEEK => {
+                no_body()?;
+                let f = self.file(w(0))?;
+                let offset = w(2) as i64;
+                let to = match w(1) {
+                    SEEK_SET => SeekFrom::Start(u64::try_from(offset).map_err(|_| errno::EINVAL)?),
+                    SEEK_CUR => SeekFrom::Current(offset),
+                    SEEK_END => SeekFrom::End(offset),
+                    _ => return Err(errno::EINVAL),
+                };
+                let at = f.seek(to).map_err(errno_of)?;
+                i64::try_from(at).map_err(|_| errno::EINVAL)
+            }
+            CALL_SYNC => {
+                no_body()?;
+                let f = self.file(w(0))?;
+                match w(1) {
+                    0 => f.sync_all(),
+                    1 => f.sync_data(),
+                    _ => return Err(errno::EINVAL),
+                }
+                .map_err(errno_of)?;
+                Ok(0)
+            }
+            CALL_SET_LEN => {
+                no_body()?;
+                self.file(w(0))?.set_len(w(1)).map_err(errno_of)?;
+                Ok(0)
+            }
+            CALL_FSTAT => {
+                no_body()?;
+                let m = self.file(w(0))?.metadata().map_err(errno_of)?;
+                reply.extend_from_slice(&stat_of(&m).to_bytes());
+                Ok(0)
+            }
+            CALL_STAT => {
+                let p = path(body)?;
+                let m = match w(0) {
+                    1 => fs::metadata(p),
+                    0 => fs::symlink_metadata(p),
+                    _ => return Err(errno::EINVAL),
+                }
+                .map_err(errno_of)?;
+                reply.extend_from_slice(&stat_of(&m).to_bytes());
+                Ok(0)
+            }
+            CALL_READ_DIR => read_dir(path(body)?, reply),
+            CALL_MKDIR => {
+                fs::DirBuilder::new().mode(w(0) as u32 & 0o7777).create(path(body)?).map_err(errno_of)?;
+                Ok(0)
+            }
+            CALL_RMDIR => fs::remove_dir(path(body)?).map(|()| 0).map_err(errno_of),
+            CALL_UNLINK => fs::remove_file(path(body)?).map(|()| 0).map_err(errno_of),
+            CALL_RENAME => {
+                let (from, to) = two_paths(w(0), body)?;
+                fs::rename(from, to).map(|()| 0).map_err(errno_of)
+            }
+            CALL_COPY => {
+                let (from, to) = two_paths(w(0), body)?;
+                let n = fs::copy(from, to).map_err(errno_of)?;
+                i64::try_from(n).map_err(|_| errno::EFBIG)
+            }
+            CALL_GETCWD => {
+                no_body()?;
+                let cwd = std::env::current_dir().map_err(errno_of)?;
+                reply.extend_from_slice(cwd.as_os_str().as_bytes());
+                Ok(0)
+            }
+            CALL_SET_PERM => {
+                let perm = fs::Permissions::from_mode(w(0) as u32 & 0o7777);
+                fs::set_permissions(path(body)?, perm).map(|()| 0).map_err(errno_of)
+            }
+            CALL_STDIN_READ => {
+                no_body()?;
+                self.stdin_read(w(0), reply)
+            }
+            CALL_READLINK => {
+                let target = fs::read_link(path(body)?).map_err(errno_of)?;
+                reply.extend_from_slice(target.as_os_str().as_bytes());
+                Ok(0)
+            }
+            CALL_CANONICALIZE => {
+                let p = fs::canonicalize(path(body)?).map_err(errno_of)?;
+                reply.extend_from_slice(p.as_os_str().as_bytes());
+                Ok(0)
+            }
+            _ => Err(errno::EINVAL),
+        }
+    }
+
+    fn open(&mut self, flags: u32, mode: u32, path: &Path) -> Result<i64, i32> {
+        if flags & !OPEN_ALL != 0 {
+            return Err(errno::EINVAL);
+        }
+        if self.access == FsAccess::ReadOnly && flags & OPEN_CHANGES != 0 {
+            return Err(errno::EACCES);
+        }
+        let has = |f: u32| flags & f != 0;
+        // std's OpenOptions checks the combination (EINVAL) as on a host.
+        let file = OpenOptions::new()
+            .read(has(OPEN_READ))
+            .write(has(OPEN_WRITE))
+            .append(has(OPEN_APPEND))
+            .truncate(has(OPEN_TRUNCATE))
+            .create(has(OPEN_CREATE))
+            .create_new(has(OPEN_CREATE_NEW))
+            .mode(mode & 0o7777)
+            .open(path)
+            .map_err(errno_of)?;
+        let handle = self.next_handle;
+        let status = i64::try_from(handle).map_err(|_| errno::ENOMEM)?;
+        self.next_handle += 1;
+        self.files.insert(handle, file);
+        Ok(status)
+    }
+
+    fn file(&mut self, handle: u64) -> Result<&mut File, i32> {
+        self.files.get_mut(&handle).ok_or(errno::EBADF)
+    }
+
+    /// What stdin has buffered, up to `want` bytes; 0 at its end; `-EAGAIN`
+    /// while nothing has come (the device asks again).
+    fn stdin_read(&mut self, want: u64, reply: &mut Vec<u8>) -> Result<i64, i32> {
+        let want = want.min(MAX_TRANSFER) as usize;
+        if want == 0 {
+            return Ok(0);
+        }
+        let shared = self.stdin_reader()?;
+        let mut b = shared.buf.lock().map_err(|_| errno::EIO)?;
+        if b.data.is_empty() {
+            return match b.end {
+                Some(0) => Ok(0),
+                Some(e) => Err(e),
+                None => Err(errno::EAGAIN),
+            };
+        }
+        let n = want.min(b.data.len());
+        reply.extend(b.data.drain(..n));
+        drop(b);
+        shared.room.notify_all();
+        Ok(n as i64)
+    }
+
+    /// The stdin reader, started on first use.
+    fn stdin_reader(&mut self) -> Result<Arc<StdinShared>, i32> {
+        match &self.stdin {
+            Stdin::Reading(s) => return Ok(s.clone()),
+            Stdin::Failed(e) => return Err(*e),
+            Stdin::Idle(_) => {}
+        }
+        let Stdin::Idle(source) = core::mem::replace(&mut self.stdin, Stdin::Failed(errno::EIO)) else {
+            unreachable!("matched above")
+        };
+        let shared = Arc::new(StdinShared::default());
+        let theirs = shared.clone();
+        match std::thread::Builder::new().name("gpurun-stdin".into()).spawn(move || read_stdin(source, &theirs)) {
+            Ok(_) => {
+                self.stdin = Stdin::Reading(shared.clone());
+                Ok(shared)
+            }
+            Err(e) => {
+                let e = errno_of(e);
+                self.stdin = Stdin::Failed(e);
+                Err(e)
+            }
+        }
+    }
+}
+
+/// The stdin thread: reads `source` in chunks into `shared` until its end
+/// or an error, keeping at most [`STDIN_BUFFERED`] bytes ahead.
+fn read_stdin(mut source: StdinSource, shared: &StdinShared) {
+    let mut chunk = vec![0u8; STDIN_CHUNK];
+    loop {
+        {
+            let Ok(b) = shared.buf.lock() else { return };
+            let Ok(b) = shared.room.wait_while(b, |b| b.data.len() >= STDIN_BUFFERED && !b.closed) else { return };
+            if b.closed {
+                return;
+            }
+        }
+        let r = source.read(&mut chunk);
+        let Ok(mut b) = shared.buf.lock() else { return };
+        match r {
+            Ok(0) => b.end = Some(0),
+            Ok(n) => b.data.extend(&chunk[..n]),
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => b.end = Some(errno_of(e)),
+        }
+        if b.end.is_some() || b.closed {
+            return;
+        }
+    }
+}
+
+/// Retries `f` while the OS says it was interrupted.
+fn retry<T>(mut f: impl FnMut() -> io::Result<T>) -> io::Result<T> {
+    loop {
+        match f() {
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            r => return r,
+        }
+    }
+}
+
+/// A path from the program: not empty, no NUL (`EINVAL`), at most
+/// [`MAX_PATH`] bytes (`ENAMETOOLONG`).
+fn path(bytes: &[u8]) -> Result<&Path, i32> {
+    if bytes.is_empty() || bytes.contains(&0) {
+        return Err(errno::EINVAL);
+    }
+    if bytes.len() > MAX_PATH {
+        return Err(errno::ENAMETOOLONG);
+    }
+    Ok(Path::new(OsStr::from_bytes(bytes)))
+}
+
+/// The two paths of `CALL_RENAME` / `CALL_COPY`: the first `first` bytes of
+/// `body`, then the rest.
+fn two_paths(first: u64, body: &[u8]) -> Result<(&Path, &Path), i32> {
+    let first = usize::try_from(first).ok().filter(|&n| n <= body.len()).ok_or(errno::EINVAL)?;
+    let (a, b) = body.split_at(first);
+    Ok((path(a)?, path(b)?))
+}
+
+/// `CALL_READ_DIR`'s reply: per entry its kind, name length and name.
+fn read_dir(dir: &Path, reply: &mut Vec<u8>) -> Result<i64, i32> {
+    let mut count: i64 = 0;
+    for entry in fs::read_dir(dir).map_err(errno_of)? {
+        let entry = entry.map_err(errno_of)?;
+        let name = entry.file_name();
+        let name = name.as_bytes();
+        let len = u16::try_from(name.len()).map_err(|_| errno::ENAMETOOLONG)?;
+        let kind = entry.file_type().map_err(errno_of)?;
+        reply.push(kind_of(kind));
+        reply.extend_from_slice(&len.to_le_bytes());
+        reply.extend_from_slice(name);
+        count += 1;
+    }
+    Ok(count)
+}
+
+fn kind_of(t: fs::FileType) -> u8 {
+    if t.is_symlink() {
+        KIND_SYMLINK
+    } else if t.is_dir() {
+        KIND_DIR
+    } else if t.is_file() {
+        KIND_FILE
+    } else {
+        KIND_OTHER
+    }
+}
+
+/// The [`Stat`] of some metadata.
+pub fn stat_of(m: &Metadata) -> Stat {
+    let created = m.created().ok().map(unix_time);
+    Stat {
+        size: m.len(),
+        kind: kind_of(m.file_type()),
+        has_created: created.is_some(),
+        mode: m.mode() & 0o7777,
+        modified: (m.mtime(), m.mtime_nsec().clamp(0, 999_999_999) as u32),
+        accessed: (m.atime(), m.atime_nsec().clamp(0, 999_999_999) as u32),
+        created: created.unwrap_or((0, 0)),
+    }
+}
+
+/// Seconds and nanoseconds since the Unix epoch, as a `timespec` holds them
+/// (nanoseconds always forward, also before 1970).
+fn unix_time(t: SystemTime) -> (i64, u32) {
+    match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => (i64::try_from(d.as_secs()).unwrap_or(i64::MAX), d.subsec_nanos()),
+        Err(e) => {
+            let d = e.duration();
+            let secs = i64::try_from(d.as_secs()).unwrap_or(i64::MAX);
+            match d.subsec_nanos() {
+                0 => (-secs, 0),
+                n => (-secs - 1, 1_000_000_000 - n),
+            }
+        }
+    }
+}
+
+/// The Linux errno of an I/O error: the OS's own code where there is one
+/// (the launcher runs on Linux), else one for its kind, `EIO` at last.
+pub fn errno_of(e: io::Error) -> i32 {
+    #[cfg(target_os = "linux")]
+    if let Some(code) = e.raw_os_error().filter(|&c| c > 0) {
+        return code;
+    }
+    use errno::*;
+    match e.kind() {
+        ErrorKind::NotFound => ENOENT,
+        ErrorKind::PermissionDenied => EACCES,
+        ErrorKind::AlreadyExists => EEXIST,
+        ErrorKind::InvalidInput | ErrorKind::InvalidData => EINVAL,
+        ErrorKind::Interrupted => EINTR,
+        ErrorKind::WouldBlock => EAGAIN,
+        ErrorKind::OutOfMemory => ENOMEM,
+        ErrorKind::Unsupported => EOPNOTSUPP,
+        ErrorKind::BrokenPipe => EPIPE,
+        ErrorKind::TimedOut => ETIMEDOUT,
+        ErrorKind::IsADirectory => EISDIR,
+        ErrorKind::NotADirectory => ENOTDIR,
+        ErrorKind::DirectoryNotEmpty => ENOTEMPTY,
+        ErrorKind::ReadOnlyFilesystem => EROFS,
+        ErrorKind::StorageFull => ENOSPC,
+        ErrorKind::QuotaExceeded => EDQUOT,
+        ErrorKind::FileTooLarge => EFBIG,
+        ErrorKind::ResourceBusy => EBUSY,
+        ErrorKind::ExecutableFileBusy => ETXTBSY,
+        ErrorKind::CrossesDevices => EXDEV,
+        ErrorKind::TooManyLinks => EMLINK,
+        ErrorKind::InvalidFilename => ENAMETOOLONG,
+        ErrorKind::NotSeekable => ESPIPE,
+        ErrorKind::StaleNetworkFileHandle => ESTALE,
+        _ => EIO,
+    }
+}
+
+#[cfg(test)]
+mod tests;
