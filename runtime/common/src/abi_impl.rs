@@ -323,10 +323,16 @@ pub unsafe fn host_call<H: Hal>(
             if reply_cap == 0 { &mut [][..] } else { core::slice::from_raw_parts_mut(reply, reply_cap) },
         )
     };
+    // SAFETY: the caller's contract.
+    unsafe { reply_len.write(0) };
     if !rt.ring().is_usable() {
-        // SAFETY: the caller's contract.
-        unsafe { reply_len.write(0) };
         return -i64::from(errno::ENOSYS);
+    }
+    // The host takes a request past MAX_REQUEST as a protocol violation:
+    // refuse it here, as the OS refuses an over-long path.
+    if (head.len() + body.len()) as u64 > crate::hostcall::MAX_REQUEST {
+        // Only a write carries data; every other body is paths.
+        return -i64::from(if call == crate::hostcall::CALL_WRITE { errno::EINVAL } else { errno::ENAMETOOLONG });
     }
     let mut nap_ns: u32 = 20_000;
     loop {

@@ -47,7 +47,7 @@ pub const SHARED_STACKS_SYMBOL: &str = "__gpu_shared_stacks";
 /// `LaunchBlock::magic`: "GPUT" little endian.
 pub const LAUNCH_MAGIC: u32 = 0x5455_5047;
 /// Bumped on every incompatible change of this module.
-pub const ABI_VERSION: u32 = 3;
+pub const ABI_VERSION: u32 = 4;
 
 /// Lanes of each NVIDIA warp that run frames, and so get a stack in
 /// [`LaunchBlock::stacks`]: all 32 (the other 31 run `gpu_lanes` work while

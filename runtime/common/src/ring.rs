@@ -344,13 +344,20 @@ pub fn host_call<H: Hal, M: RingMem>(
 ) -> (i64, u64) {
     use crate::hostcall::{FIRST_REPLY_BYTES, OP_CALL, OP_CALL_MORE, REPLY_HEAD_BYTES, ReplyHead};
     let total = head.len() + body.len();
-    let byte_at = |i: usize| if i < head.len() { head[i] } else { body[i - head.len()] };
     let mut chunk = [0u8; RING_PAYLOAD_BYTES];
     let mut sent = 0;
     loop {
         let n = (total - sent).min(RING_PAYLOAD_BYTES);
-        for (k, b) in chunk[..n].iter_mut().enumerate() {
-            *b = byte_at(sent + k);
+        // Bytes `sent..sent + n` of head ++ body: what is left of the
+        // head, then the body from where this chunk reaches it.
+        let head_end = head.len().clamp(sent, sent + n);
+        let from_head = head_end - sent;
+        if from_head > 0 {
+            chunk[..from_head].copy_from_slice(&head[sent..head_end]);
+        }
+        if from_head < n {
+            let body_start = sent + from_head - head.len();
+            chunk[from_head..n].copy_from_slice(&body[body_start..body_start + n - from_head]);
         }
         sent += n;
         let last = sent == total;

@@ -177,3 +177,22 @@ fn read_only_machine() {
     assert!(!d.0.join("g").exists());
     assert_eq!(std::fs::read(d.0.join("f")).unwrap(), b"data");
 }
+
+/// A request the host would take as a protocol violation (past
+/// `MAX_REQUEST`) is refused by the device end itself: an over-long path is
+/// `ENAMETOOLONG`, an over-long write `EINVAL`, and the run goes on.
+#[test]
+fn over_long_requests_are_refused_on_the_device() {
+    let d = TempDir::new("harness-long");
+    let f = d.path("f");
+    run_ok(Config::new(2, 32), move || {
+        let long_path = vec![b'a'; MAX_REQUEST as usize + 1];
+        assert_eq!(call(CALL_UNLINK, &[], &[&long_path]), err(errno::ENAMETOOLONG));
+        let h = open(&f, OPEN_WRITE | OPEN_CREATE, 0o644);
+        assert!(h >= 3, "open: {h}");
+        let big = vec![0u8; MAX_REQUEST as usize];
+        assert_eq!(call(CALL_WRITE, &[h as u64], &[&big]), err(errno::EINVAL));
+        assert_eq!(call(CALL_WRITE, &[h as u64], &[b"still served"]), 12);
+        0
+    });
+}
