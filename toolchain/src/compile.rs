@@ -59,7 +59,11 @@ pub const TARGET_CFGS: &[&str] = &["getrandom_backend=\"custom\""];
 /// The rustflags of a GPU build for `cpu` (`gpurun build`, and the cargo
 /// config `gpurun init` writes); none contains a space.
 pub fn target_rustflags(cpu: &str) -> Vec<String> {
-    let mut flags = vec![format!("-Ctarget-cpu={cpu}")];
+    // `-Zpanic-abort-tests`: a `cargo test` harness (panic=abort, the GPU
+    // std's) gets libtest's `test_main_static_abort`, which runs one test per
+    // process when `__RUST_TEST_INVOKE` names it; gpurun runs it that way.
+    // Nothing but test harnesses is affected.
+    let mut flags = vec![format!("-Ctarget-cpu={cpu}"), "-Zpanic-abort-tests".to_string()];
     for cfg in TARGET_CFGS {
         flags.extend(["--cfg".to_string(), cfg.to_string()]);
     }

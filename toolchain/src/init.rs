@@ -143,8 +143,8 @@ mod tests {
         assert!(text.contains(&format!("rustc = \"{}\"", repo.join("target/gpu-toolchain/bin/rustc").display())), "{text}");
         assert!(text.contains(&format!("target = \"{}\"", repo.join("toolchain/specs/nvptx64-nvidia-cuda-std.json").display())));
         let cfg = r#""--cfg", "getrandom_backend=\"custom\"""#;
-        assert!(text.contains(&format!("rustflags = [\"-Ctarget-cpu=sm_80\", {cfg}]")), "{text}");
-        assert!(text.contains(&format!("rustflags = [\"-Ctarget-cpu=gfx90a\", {cfg}]")), "{text}");
+        assert!(text.contains(&format!("rustflags = [\"-Ctarget-cpu=sm_80\", \"-Zpanic-abort-tests\", {cfg}]")), "{text}");
+        assert!(text.contains(&format!("rustflags = [\"-Ctarget-cpu=gfx90a\", \"-Zpanic-abort-tests\", {cfg}]")), "{text}");
         assert!(text.contains("runner = \"/x/gpurun run\""));
         let pinned = crate::setup::pinned_channel(&paths).unwrap();
         assert!(std::fs::read_to_string(dir.join("rust-toolchain.toml")).unwrap().contains(&pinned));
