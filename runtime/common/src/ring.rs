@@ -342,7 +342,7 @@ pub fn host_call<H: Hal, M: RingMem>(
     body: &[u8],
     reply: &mut [u8],
 ) -> (i64, u64) {
-    use crate::hostcall::{FIRST_REPLY_BYTES, OP_CALL, OP_CALL_MORE, REPLY_HEAD_BYTES, ReplyHead};
+    use crate::hostcall::{FIRST_REPLY_BYTES, OP_CALL, REPLY_HEAD_BYTES, ReplyHead};
     let total = head.len() + body.len();
     let mut chunk = [0u8; RING_PAYLOAD_BYTES];
     let mut sent = 0;
@@ -381,13 +381,68 @@ pub fn host_call<H: Hal, M: RingMem>(
         let want = reply.len().min(usize::try_from(rh.total).unwrap_or(usize::MAX));
         let n = want.min(FIRST_REPLY_BYTES);
         reply[..n].copy_from_slice(&first[REPLY_HEAD_BYTES..REPLY_HEAD_BYTES + n]);
-        let mut got = n;
-        while got < want {
-            let k = (want - got).min(RING_PAYLOAD_BYTES);
-            let more = Packet { op: OP_CALL_MORE, thread, flags: 0, arg0: got as u64, arg1: 0 };
-            call_for_bytes::<H, M>(m, wait, max_sleep_ns, &more, &[], &mut reply[got..got + k]);
-            got += k;
+        if n < want {
+            let fetch: fn(&M, &AtomicU32, u32, u32, usize, &mut [u8]) = fetch_reply::<H, M>;
+            out_of_line(fetch)(m, wait, max_sleep_ns, thread, n, &mut reply[..want]);
         }
         return (rh.status, rh.total);
+    }
+}
+
+/// Most `OP_CALL_MORE` packets in flight at once: a long reply (a file
+/// read) comes back this many slots per round trip instead of one.
+const FETCH_IN_FLIGHT: usize = 8;
+
+/// Fills `out[from..]` with the thread's last reply from offset `from` on,
+/// keeping up to [`FETCH_IN_FLIGHT`] `OP_CALL_MORE` packets in flight and
+/// reading their replies in ticket order. Never inlined (see [`send_packet`]).
+///
+/// A slot is free for ticket `t` once ticket `t - capacity` is done with it.
+/// With other threads' packets in between, that can be one of our own
+/// unread replies: those are read before waiting for the slot, so a thread
+/// never waits on itself.
+#[inline(never)]
+fn fetch_reply<H: Hal, M: RingMem>(m: &M, wait: &AtomicU32, max_sleep_ns: u32, thread: u32, from: usize, out: &mut [u8]) {
+    use crate::hostcall::OP_CALL_MORE;
+    let cap = m.capacity();
+    // Unread replies: (ticket, offset), oldest first.
+    let mut pending = [(0u64, 0usize); FETCH_IN_FLIGHT];
+    let (mut first, mut len) = (0usize, 0usize);
+    let read_oldest = |pending: &[(u64, usize); FETCH_IN_FLIGHT], first: &mut usize, len: &mut usize, out: &mut [u8]| {
+        let (t, at) = pending[*first];
+        let i = (t & (cap - 1)) as usize;
+        let k = (out.len() - at).min(RING_PAYLOAD_BYTES);
+        // As in `call_host`: wait for the reply, read it, free the slot.
+        wait_host::<H>(wait, max_sleep_ns, || m.reply_seq(i).load(Relaxed) == t + 1);
+        H::fence_system_acquire();
+        // SAFETY: the slot is ours until `seq` moves on; the reply is in.
+        unsafe { m.read_payload(i, &mut out[at..at + k]) };
+        H::fence_device_release();
+        m.seq(i).store(t + cap, Relaxed);
+        *first = (*first + 1) % FETCH_IN_FLIGHT;
+        *len -= 1;
+    };
+    let mut at = from;
+    while at < out.len() || len > 0 {
+        if len == FETCH_IN_FLIGHT || at >= out.len() {
+            read_oldest(&pending, &mut first, &mut len, out);
+            continue;
+        }
+        // `send_packet`, with our own older replies read first where the slot waits on them.
+        let t = m.head().fetch_add(1, Relaxed);
+        while len > 0 && t >= pending[first].0 + cap {
+            read_oldest(&pending, &mut first, &mut len, out);
+        }
+        let i = (t & (cap - 1)) as usize;
+        wait_host::<H>(wait, max_sleep_ns, || m.seq(i).load(Relaxed) == t);
+        H::fence_system_acquire();
+        let p = Packet { op: OP_CALL_MORE, thread, flags: FLAG_REPLY, arg0: at as u64, arg1: 0 };
+        // SAFETY: `seq == t`: the slot is ours until we publish it.
+        unsafe { m.fill(i, &p, &[]) };
+        H::fence_system_release();
+        m.seq(i).store(t + 1, Relaxed);
+        pending[(first + len) % FETCH_IN_FLIGHT] = (t, at);
+        len += 1;
+        at += RING_PAYLOAD_BYTES;
     }
 }

@@ -196,3 +196,32 @@ fn over_long_requests_are_refused_on_the_device() {
         0
     });
 }
+
+/// Long replies through a ring of 4 slots, 3 threads at once: more fetches
+/// would be in flight than the ring has slots, so a thread reads its own
+/// older replies before waiting for a slot they hold (it never waits on
+/// itself), and every byte comes back where it belongs.
+#[test]
+fn long_replies_through_a_tiny_ring() {
+    let d = TempDir::new("harness-tiny-ring");
+    let paths: Vec<Vec<u8>> = (0..3).map(|t| d.path(&format!("f{t}"))).collect();
+    let mut cfg = Config::new(4, 32);
+    cfg.ring_capacity = 4;
+    run_ok(cfg, move || {
+        let workers: Vec<_> = paths
+            .into_iter()
+            .enumerate()
+            .map(|(t, path)| {
+                spawn(move || {
+                    let data: Vec<u8> = (0..10_000u32).map(|i| (i as usize * 7 + t) as u8).collect();
+                    write_and_read_back(&path, &data);
+                })
+                .expect("a free warp")
+            })
+            .collect();
+        for w in workers {
+            w.join();
+        }
+        0
+    });
+}
