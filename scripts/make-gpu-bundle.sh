@@ -17,7 +17,7 @@ for arch in "${archs[@]}"; do
         cp "$obj" "gpu-bundle/$ex-$arch.${obj##*.}"
     done
     for bin in all-threads-print panic hang fault exit-code spawn-exhaust spawn-cycles maths lanes lanes-misuse \
-               scoped-stacks stack-overflow deep-recursion; do
+               scoped-stacks stack-overflow deep-recursion file-throughput; do
         obj=$($G build examples/gpu-checks --arch "$arch" --bin "$bin" --release | tail -n 1)
         cp "$obj" "gpu-bundle/$bin-$arch.${obj##*.}"
     done
@@ -43,6 +43,10 @@ cp "$obj" gpu-bundle/hello-threads-gfx90a.elf
 cargo run --quiet --release --manifest-path examples/real-crates/Cargo.toml > gpu-bundle/real-crates.expected
 cargo run --quiet --release --manifest-path examples/async-tasks/Cargo.toml > gpu-bundle/async-tasks.expected
 cp examples/crate-sweep/expected-output.txt gpu-bundle/crate-sweep.expected
+# file-throughput for the host CPU (scripts/gpu-file-io.sh compares the two).
+cargo build --quiet --release --manifest-path examples/gpu-checks/Cargo.toml --bin file-throughput
+cp examples/gpu-checks/target/release/file-throughput gpu-bundle/file-throughput-host
+git rev-parse --short=12 HEAD > gpu-bundle/COMMIT 2>/dev/null || echo unknown > gpu-bundle/COMMIT
 # files-stdin on the host, with the input file and stdin the acceptance suite gives it.
 cp examples/files-stdin/input.txt gpu-bundle/files-stdin.input
 cp examples/files-stdin/stdin.txt gpu-bundle/files-stdin.stdin

@@ -190,6 +190,11 @@ fn files_stdin_gfx90a() {
     check("files-stdin", "gfx90a");
 }
 
+#[test]
+fn files_stdin_gfx1100() {
+    check("files-stdin", "gfx1100");
+}
+
 /// futures' executors (block_on, ThreadPool) link for NVIDIA.
 #[test]
 fn async_tasks_sm_90() {
