@@ -13,6 +13,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// How `gpurun run` starts its note that it reuses a cached cubin (the test
+/// harness driver leaves these notes out of a test's captured output).
+pub const CACHED_CUBIN_NOTE: &str = "gpurun: using the cached cubin of ";
+
 use sha2::{Digest, Sha256};
 
 /// What to do about the cache on this run.

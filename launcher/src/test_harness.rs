@@ -100,6 +100,18 @@ fn has_flag(args: &[OsString], names: &[&str]) -> bool {
     args.iter().any(|a| a.to_str().is_some_and(|s| names.contains(&s)))
 }
 
+/// A test launch's stderr without gpurun's own notes about its cubin cache
+/// (the first launch compiled the code; every later one says it reused it),
+/// so a failure shows what the test printed, as libtest shows it.
+fn without_cache_notes(stderr: &[u8]) -> Vec<u8> {
+    stderr
+        .split_inclusive(|&b| b == b'\n')
+        .filter(|line| !line.starts_with(crate::cubin_cache::CACHED_CUBIN_NOTE.as_bytes()))
+        .flatten()
+        .copied()
+        .collect()
+}
+
 /// What a test's launch came to.
 struct Ran {
     passed: bool,
@@ -159,7 +171,7 @@ pub fn run_tests(harness: &Path, gpurun_args: &[OsString], harness_args: &[OsStr
             Ran { passed: status.code() == Some(TEST_PASSED), stdout: Vec::new(), stderr: Vec::new() }
         } else {
             let o = cmd.output()?;
-            Ran { passed: o.status.code() == Some(TEST_PASSED), stdout: o.stdout, stderr: o.stderr }
+            Ran { passed: o.status.code() == Some(TEST_PASSED), stdout: o.stdout, stderr: without_cache_notes(&o.stderr) }
         };
         if nocapture {
             writeln!(out, "test {} ... {}", t.name, if ran.passed { "ok" } else { "FAILED" })?;
@@ -234,6 +246,13 @@ mod tests {
         assert_eq!((l[0].name.as_str(), l[0].ignore, l[0].ignore_message.as_str()), ("tests::a \"q\"", true, "slow"));
         assert_eq!((l[1].name.as_str(), l[1].ignore), ("tests::b", false));
         assert!(parse_list("{ not json").is_err());
+    }
+
+    #[test]
+    fn cache_notes_are_left_out_of_a_tests_output() {
+        let err = b"gpurun: using the cached cubin of t.ptx for sm_90\nthread 'main' panicked at src/lib.rs:1:1:\nboom\n";
+        assert_eq!(without_cache_notes(err), b"thread 'main' panicked at src/lib.rs:1:1:\nboom\n");
+        assert_eq!(without_cache_notes(b"no newline"), b"no newline");
     }
 
     #[test]
