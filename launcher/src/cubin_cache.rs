@@ -13,11 +13,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use sha2::{Digest, Sha256};
+
 /// How `gpurun run` starts its note that it reuses a cached cubin (the test
 /// harness driver leaves these notes out of a test's captured output).
 pub const CACHED_CUBIN_NOTE: &str = "gpurun: using the cached cubin of ";
-
-use sha2::{Digest, Sha256};
 
 /// What to do about the cache on this run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

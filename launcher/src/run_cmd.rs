@@ -179,7 +179,7 @@ fn precompile_ptx(code: CodeObject, device: &launcher::backend::DeviceInfo, no_c
         Ok(Some((cubin, how))) => match CodeObject::from_bytes(&code.path, cubin) {
             Ok(compiled) => {
                 if let Source::Cached = how {
-                    eprintln!("{}{name} for {}", launcher::cubin_cache::CACHED_CUBIN_NOTE, device.arch);
+                    eprintln!("{}{name} for {}", cubin_cache::CACHED_CUBIN_NOTE, device.arch);
                 }
                 compiled
             }
