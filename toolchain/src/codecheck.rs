@@ -23,7 +23,31 @@ pub struct CodeObjectReport {
     pub target: Option<String>,
     /// Functions or symbols referenced but not defined.
     pub undefined: Vec<String>,
+    /// AMD: the kernel's arguments from the metadata note, in order, as
+    /// (offset, size, value kind); `None` for NVIDIA.
+    pub kernel_args: Option<Vec<KernelArg>>,
 }
+
+/// One kernel argument of an AMDGPU code object's metadata.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KernelArg {
+    pub offset: u64,
+    pub size: u64,
+    /// `global_buffer`, `by_value`, or a `hidden_*` kind the HIP runtime
+    /// fills in itself from the launch (block counts, group sizes, ...).
+    pub kind: String,
+}
+
+impl KernelArg {
+    pub fn is_hidden(&self) -> bool {
+        self.kind.starts_with("hidden_")
+    }
+}
+
+/// The arguments the launcher passes to the kernel: one pointer, the
+/// address of the `LaunchBlock` (`hipModuleLaunchKernel`'s parameter array
+/// has one entry). Every other argument must be hidden.
+pub const LAUNCHER_KERNEL_ARGS: [(u64, u64, &str); 1] = [(0, 8, "global_buffer")];
 
 impl CodeObjectReport {
     /// Everything that must hold for `arch`, as a list of problems.
@@ -44,6 +68,15 @@ impl CodeObjectReport {
         }
         if !self.undefined.is_empty() {
             p.push(format!("undefined symbols: {}", self.undefined.join(", ")));
+        }
+        if let Some(args) = &self.kernel_args {
+            let explicit: Vec<(u64, u64, &str)> =
+                args.iter().filter(|a| !a.is_hidden()).map(|a| (a.offset, a.size, a.kind.as_str())).collect();
+            if explicit != LAUNCHER_KERNEL_ARGS {
+                p.push(format!(
+                    "the kernel's explicit arguments are {explicit:?}; the launcher passes {LAUNCHER_KERNEL_ARGS:?}"
+                ));
+            }
         }
         p
     }
@@ -102,6 +135,7 @@ pub fn inspect_amd(syms: &str, notes: &str, disasm: &str, r: &mut CodeObjectRepo
         .find_map(|l| l.trim().strip_prefix(".wavefront_size:"))
         .and_then(|v| v.trim().parse().ok());
     r.target = notes.lines().find_map(|l| l.trim().strip_prefix("amdhsa.target:")).map(|t| t.trim().to_string());
+    r.kernel_args = Some(kernel_args(notes));
     // llvm-readobj prints `Section: Undefined` for undefined symbols; the
     // first (null) symbol has an empty name.
     let mut undefined = Vec::new();
@@ -116,6 +150,34 @@ pub fn inspect_amd(syms: &str, notes: &str, disasm: &str, r: &mut CodeObjectRepo
         }
     }
     r.undefined = undefined;
+}
+
+/// The `.args` of the (one) kernel in a metadata note as llvm-readobj
+/// prints it: a YAML list of `.offset`, `.size`, `.value_kind` entries.
+fn kernel_args(notes: &str) -> Vec<KernelArg> {
+    let lines: Vec<&str> = notes.lines().collect();
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    // `.args:` is a key of the kernel's map; it may open the map (`- .args:`,
+    // where a kernel has no `.agpr_count`, gfx10+).
+    let Some(start) = lines.iter().position(|l| l.trim().trim_start_matches("- ") == ".args:") else { return Vec::new() };
+    let key = lines[start].trim_start();
+    let base = indent(lines[start]) + if key.starts_with("- ") { 2 } else { 0 };
+    let mut args = Vec::new();
+    for line in lines[start + 1..].iter().take_while(|l| indent(l) > base || l.trim_start().starts_with("- ")) {
+        let item = line.trim().trim_start_matches("- ");
+        if line.trim().starts_with("- ") {
+            args.push(KernelArg { offset: 0, size: 0, kind: String::new() });
+        }
+        let (Some(arg), Some((key, value))) = (args.last_mut(), item.split_once(':')) else { continue };
+        let value = value.trim();
+        match key.trim() {
+            ".offset" => arg.offset = value.parse().unwrap_or(u64::MAX),
+            ".size" => arg.size = value.parse().unwrap_or(u64::MAX),
+            ".value_kind" => arg.kind = value.to_string(),
+            _ => {}
+        }
+    }
+    args
 }
 
 /// The PTX functions and kernels of `ptx`, each with its text.
@@ -274,13 +336,39 @@ mod tests {
     #[test]
     fn amd_symbols_null_entry_is_not_undefined_but_a_real_one_is() {
         let syms = "Symbol {\n  Name:  (0)\n  Section: Undefined (0x0)\n}\nSymbol {\n  Name: __gpu_start.kd (13)\n  Section: .rodata\n}\nSymbol {\n  Name: memcmp (40)\n  Section: Undefined (0x0)\n}\n";
-        let notes = "  .wavefront_size: 64\namdhsa.target:   amdgcn-amd-amdhsa--gfx90a\n";
+        let notes = "amdhsa.kernels:\n  - .args:\n      - .address_space:  generic\n        .offset:         0\n        .size:           8\n        .value_kind:     global_buffer\n    .wavefront_size: 64\namdhsa.target:   amdgcn-amd-amdhsa--gfx90a\n";
         let mut r = CodeObjectReport::default();
         inspect_amd(syms, notes, "  s_sleep 1\n", &mut r);
         assert!(r.kernel_entry && r.sleeps);
         assert_eq!(r.undefined, vec!["memcmp".to_string()]);
         let problems = r.problems(&Arch::parse("gfx90a").unwrap());
         assert_eq!(problems, vec!["undefined symbols: memcmp".to_string()]);
+    }
+
+    /// The kernel's arguments as gfx90a's hello-threads metadata lists them
+    /// (code object v5): one pointer the launcher passes, then hidden ones
+    /// the HIP runtime fills (264 bytes of kernarg segment in all).
+    #[test]
+    fn amd_kernel_arguments_are_one_pointer_and_hidden_ones() {
+        let notes = "amdhsa.kernels:\n  - .agpr_count:     64\n    .args:\n      - .address_space:  generic\n        .offset:         0\n        .size:           8\n        .value_kind:     global_buffer\n      - .offset:         8\n        .size:           4\n        .value_kind:     hidden_block_count_x\n      - .offset:         208\n        .size:           8\n        .value_kind:     hidden_queue_ptr\n    .group_segment_fixed_size: 0\n    .kernarg_segment_size: 264\n    .wavefront_size: 64\namdhsa.target:   amdgcn-amd-amdhsa--gfx90a\n";
+        let args = kernel_args(notes);
+        let kinds: Vec<&str> = args.iter().map(|a| a.kind.as_str()).collect();
+        assert_eq!(kinds, ["global_buffer", "hidden_block_count_x", "hidden_queue_ptr"]);
+        assert_eq!((args[2].offset, args[2].size), (208, 8));
+        let mut r = CodeObjectReport {
+            kernel_entry: true,
+            sleeps: true,
+            wavefront_size: Some(64),
+            target: Some("amdgcn-amd-amdhsa--gfx90a".into()),
+            kernel_args: Some(args.clone()),
+            ..Default::default()
+        };
+        let gfx90a = Arch::parse("gfx90a").unwrap();
+        assert!(r.problems(&gfx90a).is_empty());
+        // A second explicit argument (a kernel signature the launcher does
+        // not fill) is a problem.
+        r.kernel_args.as_mut().unwrap().insert(1, KernelArg { offset: 8, size: 4, kind: "by_value".into() });
+        assert!(r.problems(&gfx90a)[0].contains("explicit arguments"), "{:?}", r.problems(&gfx90a));
     }
 
     #[test]
