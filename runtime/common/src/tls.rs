@@ -51,8 +51,8 @@ impl TlsKeys {
     pub fn create(&self, dtor: Option<Dtor>) -> usize {
         let word = dtor.map_or(KEY_NO_DTOR, |f| f as usize);
         for (i, d) in self.dtors.iter().enumerate() {
-            // Relaxed: the key reaches other threads through std's own
-            // (ordered) atomics, which carry this word with it.
+            // Relaxed: std publishes the key with a release, and a thread
+            // reads this word only in `run_dtors`, after an acquire fence.
             if d.load(Relaxed) == KEY_FREE
                 && d.compare_exchange(KEY_FREE, word, Relaxed, Relaxed).is_ok()
             {
@@ -79,6 +79,13 @@ impl TlsKeys {
     pub fn run_dtors<H: Hal>(&self, me: &Slot) {
         // SAFETY: the mask is accessed only by the slot's own warp (us).
         let mask = unsafe { &mut *me.tls_mask.get() };
+        if *mask == 0 {
+            return;
+        }
+        // std publishes a new key with a release and reads it relaxed (its
+        // `LazyKey`, for speed); this acquire, after every such read, makes
+        // the key's destructor word, written before the release, visible.
+        H::fence_device_acquire();
         for _ in 0..DTOR_ROUNDS {
             let mut todo = core::mem::take(mask);
             if todo == 0 {
@@ -129,17 +136,25 @@ pub fn index(key: usize) -> Option<usize> {
 }
 
 /// The calling thread's value for `key` (null for an invalid key).
+///
+/// A plain (non-atomic) read: only this thread writes its values (`destroy`
+/// aside, and a destroyed key is not used again), so the value may come from
+/// the L1 cache; an atomic read would go to the L2 cache, on every
+/// `thread_local!` access.
 #[inline]
 pub fn get(me: &Slot, key: usize) -> *mut u8 {
-    // Relaxed: only this thread (and `destroy`) writes its values.
-    index(key).map_or(core::ptr::null_mut(), |i| me.tls[i].load(Relaxed))
+    // SAFETY: the pointer is the slot's own cell; this thread is its only
+    // writer while the key is live.
+    index(key).map_or(core::ptr::null_mut(), |i| unsafe { me.tls[i].as_ptr().read() })
 }
 
 /// Sets the calling thread's value for `key` (ignored for an invalid key).
+/// A plain write, for the reason [`get`] gives.
 #[inline]
 pub fn set(me: &Slot, key: usize, value: *mut u8) {
     if let Some(i) = index(key) {
-        me.tls[i].store(value, Relaxed);
+        // SAFETY: as in `get`.
+        unsafe { me.tls[i].as_ptr().write(value) };
         if !value.is_null() {
             // SAFETY: the mask is accessed only by the slot's own warp.
             unsafe { *me.tls_mask.get() |= 1 << i };
