@@ -161,15 +161,16 @@ impl Runtime {
         self.slot(self.me::<H>())
     }
 
-    /// Polls `done` with backoff until it returns true, showing `reason` in
-    /// the slot meanwhile. Ends the warp if the program ends first.
+    /// Polls `done` with backoff (sleeps up to `max_sleep_ns`) until it
+    /// returns true, showing `reason` in the slot meanwhile. Ends the warp if
+    /// the program ends first.
     #[inline]
-    pub fn wait_until<H: Hal>(&self, me: &Slot, reason: u32, mut done: impl FnMut() -> bool) {
+    pub fn wait_until<H: Hal>(&self, me: &Slot, reason: u32, max_sleep_ns: u32, mut done: impl FnMut() -> bool) {
         if done() {
             return;
         }
         me.wait.store(reason, Relaxed);
-        let mut backoff = Backoff::new(self.wait_sleep_ns());
+        let mut backoff = Backoff::new(max_sleep_ns);
         while !done() {
             // The exit flag is another memory round trip: read it only once
             // the handoff is slow enough that we sleep anyway.

@@ -114,8 +114,9 @@ pub struct Slot {
     /// Bit `i` set: `tls[i]` may be non-null (set by the owner when it
     /// stores a non-null value), so thread exit visits only those keys.
     pub tls_mask: UnsafeCell<u64>,
-    /// Thread-local values, indexed by key - 1. Written by the owner, and by
-    /// `tls_destroy` (clearing a key everywhere), hence atomic.
+    /// Thread-local values, indexed by key - 1. Read and written plainly by
+    /// the owner (`tls::get`: from L1); atomic because `tls_destroy` clears
+    /// a key in every slot.
     pub tls: [CoreAtomicPtr<u8>; TLS_KEYS],
 }
 

@@ -22,6 +22,12 @@ pub type Entry = unsafe extern "C" fn(*mut u8);
 /// Alignment of a thread stack taken from the heap.
 pub const STACK_ALIGN: usize = 16;
 
+/// Longest sleep of a joining thread between polls. Shorter than other
+/// waits' cap: a join waits on one thread, usually briefly, and a sleep
+/// overshoots up to 2× (NVIDIA), which a short thread's join pays in full;
+/// one joiner polling every ~256 ns is one L2 load per poll.
+pub const JOIN_MAX_SLEEP_NS: u32 = 256;
+
 /// `__gpu_std_spawn`: claims an idle warp and hands it `entry(data)`.
 /// Scans the table from the caller's hint; if every warp is busy, returns
 /// `ERR_NO_FREE_WARP` (or ends the warp if the program is ending).
@@ -115,7 +121,8 @@ pub fn join<H: Hal>(rt: &Runtime, handle: i64) {
     if H::WAKES {
         s.joiner.store(me_index, Relaxed);
     }
-    rt.wait_until::<H>(me, WAIT_JOIN, || s.fin.load(Relaxed) & FIN_DONE != 0);
+    let max_sleep = rt.wait_sleep_ns().min(JOIN_MAX_SLEEP_NS);
+    rt.wait_until::<H>(me, WAIT_JOIN, max_sleep, || s.fin.load(Relaxed) & FIN_DONE != 0);
     free_slot::<H>(rt, w);
     // A just-freed warp is still polling fast: our best next spawn target.
     // SAFETY: the hint is accessed only by the slot's own warp (us).

@@ -100,7 +100,8 @@ impl TlsKeys {
                     left |= 1 << i; // cleared below
                     continue;
                 }
-                let v = me.tls[i].swap(core::ptr::null_mut(), Relaxed);
+                let v = get(me, i + 1);
+                write_value(me, i, core::ptr::null_mut());
                 if !v.is_null() {
                     // SAFETY: `word` is a destructor std registered for this
                     // key; `v` is this thread's value, now cleared (as POSIX
@@ -118,9 +119,17 @@ impl TlsKeys {
 /// Nulls `me`'s values of the keys in `mask`.
 fn clear(me: &Slot, mut mask: u64) {
     while mask != 0 {
-        me.tls[mask.trailing_zeros() as usize].store(core::ptr::null_mut(), Relaxed);
+        write_value(me, mask.trailing_zeros() as usize, core::ptr::null_mut());
         mask &= mask - 1;
     }
+}
+
+/// Writes `me`'s value at index `i` plainly (see [`get`] for why).
+#[inline]
+fn write_value(me: &Slot, i: usize, value: *mut u8) {
+    // SAFETY: the slot's own cell, written by its owner (us) while the key
+    // is live.
+    unsafe { me.tls[i].as_ptr().write(value) }
 }
 
 impl Default for TlsKeys {
@@ -153,8 +162,7 @@ pub fn get(me: &Slot, key: usize) -> *mut u8 {
 #[inline]
 pub fn set(me: &Slot, key: usize, value: *mut u8) {
     if let Some(i) = index(key) {
-        // SAFETY: as in `get`.
-        unsafe { me.tls[i].as_ptr().write(value) };
+        write_value(me, i, value);
         if !value.is_null() {
             // SAFETY: the mask is accessed only by the slot's own warp.
             unsafe { *me.tls_mask.get() |= 1 << i };
