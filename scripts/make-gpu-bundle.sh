@@ -36,9 +36,14 @@ done
 mkdir -p gpu-bundle/profile
 obj=$($G build examples/gpu-checks --arch "${archs[0]}" --bin spawn-profile --release | tail -n 1)
 cp "$obj" gpu-bundle/profile/
-# An AMD code object, to check the launcher refuses it on an NVIDIA device.
+# An AMD code object, to check the launcher refuses it on an NVIDIA device,
+# and an NVIDIA one for an AMD device (check wrong-vendor).
 obj=$($G build examples/hello-threads --arch gfx90a --release | tail -n 1)
 cp "$obj" gpu-bundle/hello-threads-gfx90a.elf
+if ! [ -e gpu-bundle/hello-threads-sm_90.ptx ]; then
+    obj=$($G build examples/hello-threads --arch sm_90 --release | tail -n 1)
+    cp "$obj" gpu-bundle/hello-threads-sm_90.ptx
+fi
 # What real-crates prints on the host: the GPU run must print the same.
 cargo run --quiet --release --manifest-path examples/real-crates/Cargo.toml > gpu-bundle/real-crates.expected
 cargo run --quiet --release --manifest-path examples/async-tasks/Cargo.toml > gpu-bundle/async-tasks.expected
@@ -46,7 +51,9 @@ cp examples/crate-sweep/expected-output.txt gpu-bundle/crate-sweep.expected
 # file-throughput for the host CPU (scripts/gpu-file-io.sh compares the two).
 cargo build --quiet --release --manifest-path examples/gpu-checks/Cargo.toml --bin file-throughput
 cp examples/gpu-checks/target/release/file-throughput gpu-bundle/file-throughput-host
-git rev-parse --short=12 HEAD > gpu-bundle/COMMIT 2>/dev/null || echo unknown > gpu-bundle/COMMIT
+c=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+if [ "$c" != unknown ] && [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then c="$c-dirty"; fi
+echo "$c" > gpu-bundle/COMMIT
 # files-stdin on the host, with the input file and stdin the acceptance suite gives it.
 cp examples/files-stdin/input.txt gpu-bundle/files-stdin.input
 cp examples/files-stdin/stdin.txt gpu-bundle/files-stdin.stdin

@@ -264,9 +264,12 @@ pub enum Verdict {
 }
 
 /// A check's results: one verdict for the exit code, one per expectation.
+#[derive(Debug)]
 pub struct CheckResult {
     pub name: &'static str,
     pub command: String,
+    /// gpurun's exit code (None: skipped, not started, or killed).
+    pub exit: Option<i32>,
     pub seconds: f64,
     pub verdicts: Vec<Verdict>,
 }
@@ -320,7 +323,7 @@ impl Suite {
             Ok(o) => o,
             Err(why) => {
                 println!("== {}: skipped: {why}", c.name);
-                return CheckResult { name: c.name, command: String::new(), seconds: 0.0, verdicts: vec![Verdict::Skip(why)] };
+                return CheckResult { name: c.name, command: String::new(), exit: None, seconds: 0.0, verdicts: vec![Verdict::Skip(why)] };
             }
         };
         let mut cmd = Command::new(&self.gpurun);
@@ -342,6 +345,7 @@ impl Suite {
         let output = self.execute(cmd, c.name, c.stdin);
         let seconds = start.elapsed().as_secs_f64();
         let mut verdicts = Vec::new();
+        let exit = output.as_ref().ok().and_then(|o| o.code);
         match output {
             Err(e) => verdicts.push(Verdict::Fail(e)),
             Ok(o) => {
@@ -375,7 +379,7 @@ impl Suite {
                 Verdict::Skip(m) => println!("  SKIP: {m}"),
             }
         }
-        CheckResult { name: c.name, command, seconds, verdicts }
+        CheckResult { name: c.name, command, exit, seconds, verdicts }
     }
 
     fn judge(&self, e: &Expect, o: &Output) -> Result<String, String> {
@@ -552,11 +556,13 @@ mod tests {
         let s = Suite { gpurun: fake, ..suite(&dir, "sm_90") };
         let maths = CHECKS.iter().find(|c| c.name == "maths").unwrap();
         let r = s.run(maths);
+        assert_eq!(r.exit, Some(3));
         assert!(matches!(&r.verdicts[0], Verdict::Fail(m) if m.contains("exit code 3, expected 0")), "{:?}", r.verdicts);
         assert!(matches!(&r.verdicts[1], Verdict::Fail(m) if m.contains("maths: 17 of 17 correct")), "{:?}", r.verdicts);
         assert_eq!(std::fs::read_to_string(dir.join("maths.out")).unwrap(), "maths: 16 of 17 correct\n");
         let skipped = s.run(CHECKS.iter().find(|c| c.name == "panic").unwrap());
         assert!(matches!(&skipped.verdicts[..], [Verdict::Skip(_)]));
+        assert_eq!(skipped.exit, None);
         let (pass, fail, skip, line) = summary(&[r, skipped]);
         assert_eq!((pass, fail, skip), (0, 2, 1));
         assert_eq!(line, "acceptance: 0 passed, 2 failed, 1 skipped (failed: maths)");

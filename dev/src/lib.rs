@@ -2,12 +2,15 @@
 //! - [`bench`]: the cross-vendor benchmark matrix (`gpurun-dev bench`);
 //! - [`acceptance`]: the GPU acceptance suite, a table of programs with their
 //!   expected exit codes and output checks (`gpurun-dev acceptance`);
+//! - [`selftest`]: the acceptance suite and the benchmark matrix on the GPU
+//!   found, in one command, with one report file (`gpurun-dev selftest`);
 //! - [`codeobj_build`]: what the code-object tests (`tests/`) share: one
 //!   patched toolchain per test process, example builds.
 
 pub mod acceptance;
 pub mod bench;
 pub mod codeobj_build;
+pub mod selftest;
 
 use std::path::PathBuf;
 

@@ -4,6 +4,8 @@
 //!   bench-results/.
 //! - `gpurun-dev acceptance [BUNDLE]`: the GPU acceptance suite on the GPU
 //!   found, from a bundle of built programs (scripts/make-gpu-bundle.sh).
+//! - `gpurun-dev selftest`: both on the GPU found, one report file to attach
+//!   to an issue (builds the bundle, or `--bundle DIR` where there is no Rust).
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -13,10 +15,11 @@ use std::time::Duration;
 use clap::{Parser, Subcommand};
 use gpurun_dev::acceptance::{self, CHECKS, Suite};
 use gpurun_dev::bench::run::{self as bench, BenchArgs};
+use gpurun_dev::selftest::{self, SelftestArgs};
 use gpurun_dev::Failure;
 
 #[derive(Parser, Debug)]
-#[command(name = "gpurun-dev", about = "gpurun's development tools: the benchmark matrix and the GPU acceptance suite")]
+#[command(name = "gpurun-dev", about = "gpurun's development tools: the benchmark matrix, the GPU acceptance suite and the selftest")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -26,6 +29,8 @@ struct Cli {
 enum Command {
     /// Run the benchmark matrix (benches/BENCH.md) and render bench-results/README.md
     Bench(BenchArgs),
+    /// The acceptance suite and the benchmark matrix on the GPU found, with one report file to attach to an issue
+    Selftest(SelftestArgs),
     /// Run the GPU acceptance suite: every end-to-end check, on the GPU found
     Acceptance {
         /// A bundle of built programs: gpurun, <name>-<arch>.ptx/.cubin/.elf, <name>.expected
@@ -69,6 +74,7 @@ fn main() -> ExitCode {
 fn dispatch(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
         Command::Bench(args) => bench::bench(args),
+        Command::Selftest(args) => selftest::selftest(args),
         Command::Acceptance { bundle, arch, gpurun, logs, skip, only, timeout, list } => {
             let usage = |message: String| Failure { code: launcher::exit::USAGE, message };
             let unknown: Vec<&String> = skip.iter().filter(|s| !CHECKS.iter().any(|c| &c.name == s)).collect();

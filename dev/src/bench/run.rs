@@ -256,7 +256,7 @@ fn commit() -> String {
     }
 }
 
-fn cpu_model() -> String {
+pub fn cpu_model() -> String {
     let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     let model = info.lines().find_map(|l| l.strip_prefix("model name")?.split_once(':').map(|(_, m)| m.trim().to_string()));
     let n = std::thread::available_parallelism().map_or(0, |n| n.get());
