@@ -470,6 +470,10 @@ impl Backend for HipBackend {
         let mut arg = param;
         let mut params = [(&mut arg as *mut u64).cast::<c_void>()];
         let (grid, block, shared) = ([grid, 1, 1], [block_threads, 1, 1], 0);
+        // The kernel's one explicit argument; HIP reads one value per explicit
+        // argument and fills the hidden ones after it itself, in a kernarg
+        // segment of the metadata's size (264 bytes on gfx90a, code object v5;
+        // launcher/README.md, "AMD: the kernel's arguments").
         // SAFETY: the kernel (`KERNEL_ENTRY`) takes one 8-byte parameter, the
         // launch block's device address, passed by pointer; `arg` outlives
         // the call (HIP copies parameters at launch). What the kernel reaches
