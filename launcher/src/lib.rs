@@ -4,6 +4,7 @@
 //! and [`ring`] serves the program's host calls.
 #![deny(unsafe_op_in_unsafe_fn)]
 
+pub mod abort_guard;
 pub mod backend;
 pub mod codeobj;
 pub mod cubin_cache;

@@ -98,32 +98,6 @@ fn amd_code_object_without_hip_names_the_paths() {
     assert!(err.contains("HIP runtime library"), "{err}");
 }
 
-/// The library loads but sees no device: Debian's libamdhip64 (installed in
-/// CI for the header check) on a machine without an AMD GPU.
-#[test]
-fn hip_library_present_but_no_device() {
-    let lib = [
-        "/opt/rocm/lib/libamdhip64.so",
-        "/usr/lib/x86_64-linux-gnu/libamdhip64.so.5",
-        "/usr/lib/x86_64-linux-gnu/libamdhip64.so",
-    ]
-    .into_iter()
-    .find(|p| std::path::Path::new(p).exists());
-    let Some(lib) = lib else {
-        println!("SKIPPED: no libamdhip64 installed (apt-get install libamdhip64-dev)");
-        return;
-    };
-    if std::path::Path::new("/dev/kfd").exists() {
-        println!("SKIPPED: this machine may have an AMD GPU (/dev/kfd exists)");
-        return;
-    }
-    let p = temp_file("gfx942.elf", &amdgpu_elf(0x4c, Some(0)));
-    let o = gpurun(&["run", p.to_str().unwrap()], &[("GPURUN_HIP_LIB", lib), ("GPURUN_CUDA_LIB", MISSING_CUDA)]);
-    let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(exit::NO_DEVICE), "{err}");
-    assert!(err.contains("no AMD GPU") && err.contains(lib), "{err}");
-}
-
 #[test]
 fn devices_without_drivers() {
     let o = gpurun(&["devices"], &no_drivers());

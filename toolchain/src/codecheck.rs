@@ -47,7 +47,51 @@ impl KernelArg {
 /// The arguments the launcher passes to the kernel: one pointer, the
 /// address of the `LaunchBlock` (`hipModuleLaunchKernel`'s parameter array
 /// has one entry). Every other argument must be hidden.
+///
+/// The HIP runtime builds the whole kernarg segment from the metadata
+/// (ROCm/clr): it reads one value per explicit argument from the caller
+/// (`ihipLaunchKernelCommand`, `hipamd/src/hip_module.cpp`), writes each
+/// hidden one at its offset from the launch (`VirtualGPU::submitKernelInternal`,
+/// `rocclr/device/rocm/rocvirtual.cpp`), and copies both into a buffer of
+/// `.kernarg_segment_size` bytes (264 for gfx90a's hello, code object v5).
+/// Our code reads none of the hidden ones; LLVM lists them because it cannot
+/// prove the kernel's indirect calls do not. The launcher README ("AMD: the
+/// kernel's arguments") has the offsets, what is filled in, and the sources.
 pub const LAUNCHER_KERNEL_ARGS: [(u64, u64, &str); 1] = [(0, 8, "global_buffer")];
+
+/// The hidden argument kinds the HIP runtime fills in: those of ROCclr's
+/// value-kind table (`rocclr/platform/kernel_init.hpp`; the strings are all
+/// in Debian's HIP 5.2.3 library). A kind it does not know fails the
+/// kernel's argument metadata when the code object loads (`populateArgsV3`,
+/// `rocclr/device/devkernel.cpp`), so a newer LLVM's kind must be caught
+/// here. `hidden_dynamic_lds_size` is left out: runtimes before ROCm 6.1 do
+/// not know it, and LLVM lists it only for a kernel that uses dynamic LDS,
+/// which ours do not.
+pub const RUNTIME_FILLED_HIDDEN_KINDS: [&str; 23] = [
+    "hidden_none",
+    "hidden_global_offset_x",
+    "hidden_global_offset_y",
+    "hidden_global_offset_z",
+    "hidden_printf_buffer",
+    "hidden_hostcall_buffer",
+    "hidden_default_queue",
+    "hidden_completion_action",
+    "hidden_multigrid_sync_arg",
+    "hidden_heap_v1",
+    "hidden_block_count_x",
+    "hidden_block_count_y",
+    "hidden_block_count_z",
+    "hidden_group_size_x",
+    "hidden_group_size_y",
+    "hidden_group_size_z",
+    "hidden_remainder_x",
+    "hidden_remainder_y",
+    "hidden_remainder_z",
+    "hidden_grid_dims",
+    "hidden_private_base",
+    "hidden_shared_base",
+    "hidden_queue_ptr",
+];
 
 impl CodeObjectReport {
     /// Everything that must hold for `arch`, as a list of problems.
@@ -75,6 +119,17 @@ impl CodeObjectReport {
             if explicit != LAUNCHER_KERNEL_ARGS {
                 p.push(format!(
                     "the kernel's explicit arguments are {explicit:?}; the launcher passes {LAUNCHER_KERNEL_ARGS:?}"
+                ));
+            }
+            let unknown: Vec<&str> = args
+                .iter()
+                .filter(|a| a.is_hidden() && !RUNTIME_FILLED_HIDDEN_KINDS.contains(&a.kind.as_str()))
+                .map(|a| a.kind.as_str())
+                .collect();
+            if !unknown.is_empty() {
+                p.push(format!(
+                    "hidden kernel arguments the HIP runtime may not know (it would refuse the kernel): {}",
+                    unknown.join(", ")
                 ));
             }
         }
@@ -369,6 +424,15 @@ mod tests {
         // not fill) is a problem.
         r.kernel_args.as_mut().unwrap().insert(1, KernelArg { offset: 8, size: 4, kind: "by_value".into() });
         assert!(r.problems(&gfx90a)[0].contains("explicit arguments"), "{:?}", r.problems(&gfx90a));
+        // A hidden kind older HIP runtimes do not know.
+        let mut args = args;
+        args.push(KernelArg { offset: 128, size: 4, kind: "hidden_dynamic_lds_size".into() });
+        r.kernel_args = Some(args);
+        assert_eq!(
+            r.problems(&gfx90a),
+            ["hidden kernel arguments the HIP runtime may not know (it would refuse the kernel): \
+              hidden_dynamic_lds_size"]
+        );
     }
 
     #[test]

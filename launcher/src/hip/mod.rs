@@ -7,7 +7,8 @@
 //! turns its [`HipError`]s into the launcher's [`BackendError`]s.
 //!
 //! The `unsafe` left here is where no safe wrapper can exist, each saying
-//! why: trusting the loaded library ([`api`]), handing HIP a code object it
+//! why: trusting the loaded library ([`api`]), `access(2)` on `/dev/kfd`
+//! ([`Kfd::probe`]; std has no such check), handing HIP a code object it
 //! reads without a length (`load`), the `Backend` trait's raw addresses
 //! (`upload`, `zero`, `read_back`), a kernel launch, and unloading the
 //! module whose function the backend holds (`Drop`).
@@ -28,7 +29,7 @@ use rt_common::protocol::{KERNEL_ENTRY, SHARED_STACKS_SYMBOL};
 use crate::backend::{Backend, BackendError, DeviceInfo, KernelInfo, MappedBuf, Vendor, paren, stack_refused};
 use crate::codeobj::amdgpu::{TargetId, check_compatible};
 use crate::codeobj::{CodeObject, Kind};
-use crate::libpath;
+use crate::{abort_guard, libpath};
 use result::{DeviceAlloc, Function, HipError, HostAlloc, Module, Stream};
 use sys::*;
 
@@ -55,11 +56,19 @@ pub fn loaded_library() -> Option<String> {
 }
 
 /// Loads the HIP runtime and runs `hipInit` once per process.
+///
+/// Without a usable GPU `hipInit` fails (Debian's HIP 5.2 without
+/// `/dev/kfd`: `hipErrorInvalidDevice`) and this is
+/// [`BackendError::NoDevice`], exit code 3. A runtime that aborts the process
+/// there instead gets the same message and code from the SIGABRT guard
+/// ([`crate::abort_guard`]), though `--json` then writes no status.
 pub fn api() -> Result<&'static HipApi, BackendError> {
     static API: OnceLock<Result<HipApi, BackendError>> = OnceLock::new();
     let r = API.get_or_init(|| {
         let (lib, path) = libpath::load_first(&candidates())
             .map_err(|tried| BackendError::NoLibrary { vendor: Vendor::Amd, tried })?;
+        // A bare name found by the loader, with the file it resolved to.
+        let path = libpath::with_mapped_file(&path);
         let _ = LOADED.set(path.clone());
         // SAFETY: `lib` is a HIP runtime; the table's signatures are checked
         // against the real headers (hip-abi-check). No safe wrapper can say
@@ -71,10 +80,56 @@ pub fn api() -> Result<&'static HipApi, BackendError> {
             path: path.clone(),
             symbol: symbol.into(),
         })?;
-        result::init(&api, 0).map_err(|e| init_failed(&path, &e))?;
+        let kfd = Kfd::probe();
+        let aborted = format!("gpurun: {}\n", init_aborted(&path, kfd));
+        abort_guard::exit_on_abort(aborted, crate::exit::NO_DEVICE, || result::init(&api, 0))
+            .map_err(|e| init_failed(&path, &e, kfd))?;
         Ok(api)
     });
     r.as_ref().map_err(Clone::clone)
+}
+
+/// What `/dev/kfd`, the device file of AMD's compute driver (KFD) that the
+/// HIP runtime opens first, says about a failed initialisation. Checked
+/// without opening it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kfd {
+    /// No `/dev/kfd`: no amdgpu kernel driver, or a container without the device.
+    Missing,
+    /// It exists, but this user may not open it for reading and writing.
+    NoAccess,
+    /// It exists and may be opened.
+    Usable,
+}
+
+impl Kfd {
+    pub const PATH: &'static str = "/dev/kfd";
+
+    pub fn probe() -> Kfd {
+        if std::fs::symlink_metadata(Kfd::PATH).is_err() {
+            return Kfd::Missing;
+        }
+        let path = CString::new(Kfd::PATH).expect("no NUL in the path");
+        // SAFETY: `access` reads the NUL-terminated path, borrowed for the call.
+        if unsafe { libc::access(path.as_ptr(), libc::R_OK | libc::W_OK) } == 0 { Kfd::Usable } else { Kfd::NoAccess }
+    }
+
+    /// What to check next.
+    pub fn hint(self) -> &'static str {
+        match self {
+            Kfd::Missing => {
+                "/dev/kfd does not exist: no amdgpu kernel driver is loaded here (in a container, pass the GPU \
+                 in: --device /dev/kfd --device /dev/dri)"
+            }
+            Kfd::NoAccess => {
+                "/dev/kfd exists but you may not open it read-write: add the user to its group (render or video)"
+            }
+            Kfd::Usable => {
+                "/dev/kfd is there and open to you: check that the amdgpu driver supports this GPU (dmesg) and \
+                 that you may open /dev/dri/renderD* (groups video, render)"
+            }
+        }
+    }
 }
 
 // ------------------------------------------- HipError → BackendError
@@ -99,19 +154,26 @@ fn api_as(call: &'static str, e: HipError, hint: &str) -> BackendError {
     BackendError::Api { call, name: e.name, desc: e.desc, hint: hint.into() }
 }
 
-/// `hipInit` failed in the runtime at `path`: no usable AMD GPU.
-fn init_failed(path: &str, e: &HipError) -> BackendError {
+/// `hipInit` failed in the runtime at `path`: no usable AMD GPU; `kfd` says
+/// where to look.
+fn init_failed(path: &str, e: &HipError, kfd: Kfd) -> BackendError {
     let name = &e.name;
     let detail = match e.code.0 {
-        hipErrorNoDevice | hipErrorInvalidDevice => format!(
-            "the HIP runtime ({path}) found no AMD GPU (hipInit: {name}); check that the amdgpu \
-             driver is loaded and that you may open /dev/kfd and /dev/dri/renderD* (groups video, render)"
-        ),
+        hipErrorNoDevice | hipErrorInvalidDevice => {
+            format!("the HIP runtime loaded ({path}) but found no AMD GPU (hipInit: {name}): {}", kfd.hint())
+        }
         hipErrorInsufficientDriver => {
             format!("the HIP runtime ({path}) needs a newer amdgpu kernel driver (hipInit: {name})")
         }
-        _ => format!("hipInit failed in {path}: {name}{}", paren(&e.desc)),
+        _ => format!("hipInit failed in {path}: {name}{}; {}", paren(&e.desc), kfd.hint()),
     };
+    BackendError::NoDevice { vendor: Vendor::Amd, detail }
+}
+
+/// The message when the runtime at `path` aborted the process in `hipInit`
+/// (written by the SIGABRT guard).
+fn init_aborted(path: &str, kfd: Kfd) -> BackendError {
+    let detail = format!("the HIP runtime loaded ({path}) but aborted the process in hipInit: {}", kfd.hint());
     BackendError::NoDevice { vendor: Vendor::Amd, detail }
 }
 
@@ -126,7 +188,10 @@ fn count_or_no_device(path: &str, count: Result<u32, HipError>) -> Result<u32, B
 }
 
 fn no_gpu(path: &str) -> BackendError {
-    BackendError::NoDevice { vendor: Vendor::Amd, detail: format!("the HIP runtime ({path}) sees no AMD GPU") }
+    BackendError::NoDevice {
+        vendor: Vendor::Amd,
+        detail: format!("the HIP runtime loaded and initialised ({path}) but sees no AMD GPU (hipGetDeviceCount)"),
+    }
 }
 
 /// `hipModuleLoadData` refused the code object.
@@ -405,6 +470,10 @@ impl Backend for HipBackend {
         let mut arg = param;
         let mut params = [(&mut arg as *mut u64).cast::<c_void>()];
         let (grid, block, shared) = ([grid, 1, 1], [block_threads, 1, 1], 0);
+        // The kernel's one explicit argument; HIP reads one value per explicit
+        // argument and fills the hidden ones after it itself, in a kernarg
+        // segment of the metadata's size (264 bytes on gfx90a, code object v5;
+        // launcher/README.md, "AMD: the kernel's arguments").
         // SAFETY: the kernel (`KERNEL_ENTRY`) takes one 8-byte parameter, the
         // launch block's device address, passed by pointer; `arg` outlives
         // the call (HIP copies parameters at launch). What the kernel reaches

@@ -376,10 +376,12 @@ pub fn module_occupancy_max_active_blocks_per_multiprocessor(
 }
 
 /// `hipModuleLaunchKernel(f, grid, block, shared, stream, params, NULL)`.
+/// `params` covers the explicit parameters only: the runtime fills the
+/// hidden (`hidden_*`) ones of code object v5 itself.
 ///
 /// # Safety
-/// `params` must hold one pointer per kernel parameter, each to a value of
-/// that parameter's type (HIP copies them at the launch). Whatever the
+/// `params` must hold one pointer per explicit kernel parameter, each to a
+/// value of that parameter's type (HIP copies them at the launch). Whatever the
 /// kernel reaches through them (device and mapped host memory) must stay
 /// valid, and not be used by the host in ways that race with it, until the
 /// kernel has finished; a kernel's memory accesses are beyond any check.

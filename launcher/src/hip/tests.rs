@@ -68,29 +68,50 @@ fn failed_calls_are_api_errors_named_by_the_call() {
 
 #[test]
 fn init_failures_mean_no_device() {
-    let e = init_failed(LIB, &err("hipInit", hipErrorNoDevice, "hipErrorNoDevice", "no ROCm-capable device"));
+    let no_device = err("hipInit", hipErrorNoDevice, "hipErrorNoDevice", "no ROCm-capable device");
+    let e = init_failed(LIB, &no_device, Kfd::Missing);
     assert_eq!(
         e.to_string(),
-        "no AMD GPU: the HIP runtime (/opt/rocm/lib/libamdhip64.so) found no AMD GPU (hipInit: hipErrorNoDevice); \
-         check that the amdgpu driver is loaded and that you may open /dev/kfd and /dev/dri/renderD* \
-         (groups video, render)"
+        "no AMD GPU: the HIP runtime loaded (/opt/rocm/lib/libamdhip64.so) but found no AMD GPU \
+         (hipInit: hipErrorNoDevice): /dev/kfd does not exist: no amdgpu kernel driver is loaded here \
+         (in a container, pass the GPU in: --device /dev/kfd --device /dev/dri)"
     );
     assert_eq!(e.exit_code(), exit::NO_DEVICE);
     assert!(e.is_no_device());
-    let e = init_failed(LIB, &err("hipInit", hipErrorInvalidDevice, "hipErrorInvalidDevice", ""));
-    assert!(e.to_string().contains("found no AMD GPU (hipInit: hipErrorInvalidDevice)"), "{e}");
-    let e = init_failed(LIB, &err("hipInit", hipErrorInsufficientDriver, "hipErrorInsufficientDriver", "x"));
+    // Debian's HIP 5.2 without /dev/kfd.
+    let invalid = err("hipInit", hipErrorInvalidDevice, "hipErrorInvalidDevice", "");
+    let e = init_failed(LIB, &invalid, Kfd::NoAccess);
+    assert!(e.to_string().contains("found no AMD GPU (hipInit: hipErrorInvalidDevice): /dev/kfd exists but"), "{e}");
+    assert!(e.to_string().ends_with("add the user to its group (render or video)"), "{e}");
+    let e = init_failed(LIB, &invalid, Kfd::Usable);
+    assert!(e.to_string().contains("/dev/kfd is there and open to you: check that the amdgpu driver"), "{e}");
+    let e =
+        init_failed(LIB, &err("hipInit", hipErrorInsufficientDriver, "hipErrorInsufficientDriver", "x"), Kfd::Usable);
     assert_eq!(
         e.to_string(),
         "no AMD GPU: the HIP runtime (/opt/rocm/lib/libamdhip64.so) needs a newer amdgpu kernel driver \
          (hipInit: hipErrorInsufficientDriver)"
     );
-    let e = init_failed(LIB, &err("hipInit", 999, "hipErrorUnknown", "unknown error"));
+    let e = init_failed(LIB, &err("hipInit", 999, "hipErrorUnknown", "unknown error"), Kfd::Missing);
     assert_eq!(
         e.to_string(),
-        "no AMD GPU: hipInit failed in /opt/rocm/lib/libamdhip64.so: hipErrorUnknown (unknown error)"
+        format!(
+            "no AMD GPU: hipInit failed in /opt/rocm/lib/libamdhip64.so: hipErrorUnknown (unknown error); {}",
+            Kfd::Missing.hint()
+        )
     );
     assert_eq!(e.exit_code(), exit::NO_DEVICE);
+    let e = init_aborted(LIB, Kfd::Missing);
+    let aborted = "no AMD GPU: the HIP runtime loaded (/opt/rocm/lib/libamdhip64.so) but aborted the process in \
+                   hipInit: /dev/kfd does not exist";
+    assert!(e.to_string().starts_with(aborted), "{e}");
+    assert_eq!(e.exit_code(), exit::NO_DEVICE);
+}
+
+#[test]
+fn kfd_probe_matches_the_file() {
+    let kfd = Kfd::probe();
+    assert_eq!(kfd == Kfd::Missing, !std::path::Path::new(Kfd::PATH).exists(), "{kfd:?}");
 }
 
 #[test]
@@ -98,7 +119,11 @@ fn no_devices_counted_is_no_device() {
     assert_eq!(count_or_no_device(LIB, Ok(2)).unwrap(), 2);
     for r in [Ok(0), Err(err("hipGetDeviceCount", hipErrorNoDevice, "hipErrorNoDevice", ""))] {
         let e = count_or_no_device(LIB, r).unwrap_err();
-        assert_eq!(e.to_string(), "no AMD GPU: the HIP runtime (/opt/rocm/lib/libamdhip64.so) sees no AMD GPU");
+        assert_eq!(
+            e.to_string(),
+            "no AMD GPU: the HIP runtime loaded and initialised (/opt/rocm/lib/libamdhip64.so) but sees no AMD GPU \
+             (hipGetDeviceCount)"
+        );
         assert_eq!(e.exit_code(), exit::NO_DEVICE);
     }
     let e = count_or_no_device(LIB, Err(err("hipGetDeviceCount", hipErrorInvalidValue, "hipErrorInvalidValue", "")))
