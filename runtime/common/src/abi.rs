@@ -72,6 +72,7 @@
 //! fn __gpu_std_tls_get(key: usize) -> *mut u8;
 //! fn __gpu_std_tls_set(key: usize, value: *mut u8);
 //! fn __gpu_std_tls_destroy(key: usize);
+//! fn __gpu_std_tls_run_dtors();             // the caller's destructors now; no-destructor values stay
 //!     // destructors of non-null values run when a thread's entry returns
 //!     // (repeated while any dtor sets a value again, at most 4 rounds)
 //!

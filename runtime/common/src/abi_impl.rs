@@ -233,6 +233,14 @@ pub fn tls_destroy(rt: &Runtime, key: usize) {
     rt.tls.destroy(rt, key)
 }
 
+/// `__gpu_std_tls_run_dtors`: runs the calling thread's thread-local
+/// destructors now (std's thread start calls it before its own cleanup,
+/// which must come last); values without a destructor stay readable.
+pub fn tls_run_dtors<H: Hal>(rt: &Runtime) {
+    leader_only::<H>(rt, "thread_local");
+    rt.tls.run_dtors::<H>(rt.my_slot::<H>())
+}
+
 /// A host round trip: `OP_NOP` with `FLAG_REPLY`, waiting for the reply
 /// (for benchmarks; exported as `__gpu_rt_host_call_nop`). Does nothing
 /// without a usable ring.

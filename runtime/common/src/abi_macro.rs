@@ -174,6 +174,10 @@ macro_rules! define_gpu_std_abi {
         pub unsafe extern "C" fn __gpu_std_tls_destroy(key: usize) {
             $crate::abi_impl::tls_destroy($rt, key)
         }
+        #[unsafe(no_mangle)]
+        pub extern "C" fn __gpu_std_tls_run_dtors() {
+            $with_hal!(H => $crate::abi_impl::tls_run_dtors::<H>($rt))
+        }
 
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn __gpu_std_lanes_run(f: $crate::lanes::LaneFn, data: *const u8) {

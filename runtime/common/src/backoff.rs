@@ -14,12 +14,17 @@ pub const SPIN_POLLS: u32 = 24;
 /// First sleep (about the `nanosleep` / `s_sleep 1` granularity).
 pub const MIN_SLEEP_NS: u32 = 32;
 
+/// Sleep of a backoff's warm phase ([`Backoff::warm`]).
+pub const WARM_SLEEP_NS: u32 = 256;
+
 /// State of one wait loop.
 #[derive(Clone, Debug)]
 pub struct Backoff {
     polls: u32,
     sleep_ns: u32,
     max_sleep_ns: u32,
+    /// Sleeps left that stay at [`WARM_SLEEP_NS`] before growing.
+    warm_sleeps: u32,
 }
 
 impl Backoff {
@@ -30,7 +35,19 @@ impl Backoff {
             polls: 0,
             sleep_ns: MIN_SLEEP_NS,
             max_sleep_ns,
+            warm_sleeps: 0,
         }
+    }
+
+    /// Like [`Backoff::new`], but the first `sleeps` sleeps after the spin
+    /// phase last at most [`WARM_SLEEP_NS`] before they grow: for a wait
+    /// that is likely to end soon (a warp that just ran a thread is the
+    /// next spawn's first choice).
+    #[inline]
+    pub const fn warm(max_sleep_ns: u32, sleeps: u32) -> Self {
+        let mut b = Self::new(max_sleep_ns);
+        b.warm_sleeps = sleeps;
+        b
     }
 
     /// Waits before the next poll: a spin hint during the first
@@ -42,6 +59,10 @@ impl Backoff {
             core::hint::spin_loop();
             #[cfg(loom)]
             H::sleep_ns(0); // loom needs every spin to yield
+        } else if self.warm_sleeps > 0 {
+            self.warm_sleeps -= 1;
+            H::sleep_ns(self.sleep_ns.min(self.max_sleep_ns));
+            self.sleep_ns = self.sleep_ns.saturating_mul(2).min(WARM_SLEEP_NS.min(self.max_sleep_ns.max(MIN_SLEEP_NS)));
         } else {
             H::sleep_ns(self.sleep_ns.min(self.max_sleep_ns));
             self.sleep_ns = self

@@ -114,6 +114,10 @@ pub struct Slot {
     /// Bit `i` set: `tls[i]` may be non-null (set by the owner when it
     /// stores a non-null value), so thread exit visits only those keys.
     pub tls_mask: UnsafeCell<u64>,
+    /// Keys of `tls_mask` that `run_dtors` found without a destructor, so a
+    /// second `run_dtors` (at thread exit, after std's) skips them; cleared
+    /// with the values.
+    pub tls_no_dtor: UnsafeCell<u64>,
     /// Thread-local values, indexed by key - 1. Read and written plainly by
     /// the owner (`tls::get`: from L1); atomic because `tls_destroy` clears
     /// a key in every slot.
@@ -148,6 +152,7 @@ impl Slot {
                 heap_cache: UnsafeCell::new([ClassCache { hot: 0, own_head: 0, own_tail: 0, own_count: 0, adopted: 0 }; CACHED_CLASSES]),
                 spawn_hint: UnsafeCell::new(0),
                 tls_mask: UnsafeCell::new(0),
+                tls_no_dtor: UnsafeCell::new(0),
                 tls: [const { CoreAtomicPtr::new(core::ptr::null_mut()) }; TLS_KEYS],
             }
         }

@@ -28,6 +28,10 @@ pub const STACK_ALIGN: usize = 16;
 /// one joiner polling every ~256 ns is one L2 load per poll.
 pub const JOIN_MAX_SLEEP_NS: u32 = 256;
 
+/// Sleeps of at most [`crate::backoff::WARM_SLEEP_NS`] an idle warp takes
+/// after running a thread, before its sleeps grow to the idle policy's.
+pub const IDLE_WARM_SLEEPS: u32 = 64;
+
 /// `__gpu_std_spawn`: claims an idle warp and hands it `entry(data)`.
 /// Scans the table from the caller's hint; if every warp is busy, returns
 /// `ERR_NO_FREE_WARP` (or ends the warp if the program is ending).
@@ -165,7 +169,10 @@ unsafe fn run_thread<H: Hal>(rt: &Runtime, index: u32, me: &Slot) {
         // returned, so nothing runs on it.
         unsafe { rt.heap.dealloc::<H>(Some(me), stack, len, STACK_ALIGN) };
     }
+    // Destructors std left (it runs them itself before returning, see
+    // `__gpu_std_tls_run_dtors`), then every value, for the next thread.
     rt.tls.run_dtors::<H>(me);
+    rt.tls.clear_values(me);
     me.state.store(THREAD_FINISHED, Relaxed);
     // Release: the thread's writes (its result) before DONE, which the
     // joiner acquires; also orders FINISHED before a detacher's FREE.
@@ -188,8 +195,10 @@ unsafe fn run_thread<H: Hal>(rt: &Runtime, index: u32, me: &Slot) {
 /// `me` is the caller's own slot; `rt` is initialised before any spawn
 /// reaches this warp (the spawn handoff publishes it).
 pub unsafe fn idle_loop<H: Hal>(rt: &Runtime, index: u32, me: &Slot, idle_sleep_ns: u32) {
+    // Until the first thread: the launch's idle policy as it is.
+    let mut warm = 0;
     loop {
-        let mut backoff = Backoff::new(idle_sleep_ns);
+        let mut backoff = Backoff::warm(idle_sleep_ns, warm);
         loop {
             // Relaxed polls; the acquire fence below pairs with the spawner's.
             if me.state.load(Relaxed) == THREAD_RUNNING {
@@ -204,6 +213,10 @@ pub unsafe fn idle_loop<H: Hal>(rt: &Runtime, index: u32, me: &Slot, idle_sleep_
         H::fence_device_acquire();
         // SAFETY: RUNNING observed, then acquired.
         unsafe { run_thread::<H>(rt, index, me) };
+        // The joiner's next spawn comes here first (its hint): poll at the
+        // warm rate for a while (~64 sleeps of <= 256 ns, ~16 us) before the
+        // sleeps grow to the idle policy's.
+        warm = IDLE_WARM_SLEEPS;
     }
 }
 

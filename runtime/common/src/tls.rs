@@ -73,13 +73,21 @@ impl TlsKeys {
     }
 
     /// Runs the destructors of `me`'s non-null values (up to
-    /// [`DTOR_ROUNDS`] rounds), then clears all values for the next thread.
-    /// Visits only the keys this thread set (its `tls_mask`): a thread that
-    /// used no thread-locals pays one load here.
+    /// [`DTOR_ROUNDS`] rounds: a destructor may set values again). Values of
+    /// keys without a destructor stay, so std can still read them (its
+    /// `thread::current()` after the destructors); [`TlsKeys::clear_values`]
+    /// clears them. Visits only the keys this thread set (its `tls_mask`)
+    /// and not yet found without a destructor: a thread that used no
+    /// thread-locals, or runs this a second time with nothing new, pays a
+    /// load or two.
     pub fn run_dtors<H: Hal>(&self, me: &Slot) {
-        // SAFETY: the mask is accessed only by the slot's own warp (us).
-        let mask = unsafe { &mut *me.tls_mask.get() };
-        if *mask == 0 {
+        // Raw pointers, not references: a destructor sets values (and with
+        // them mask bits) through `set`.
+        let mask = me.tls_mask.get();
+        let no_dtor = me.tls_no_dtor.get();
+        // SAFETY (all accesses of `*mask` and `*no_dtor` below): owner-only
+        // cells of our slot, never borrowed across a call.
+        if unsafe { *mask & !*no_dtor } == 0 {
             return;
         }
         // std publishes a new key with a release and reads it relaxed (its
@@ -87,22 +95,29 @@ impl TlsKeys {
         // the key's destructor word, written before the release, visible.
         H::fence_device_acquire();
         for _ in 0..DTOR_ROUNDS {
-            let mut todo = core::mem::take(mask);
+            // SAFETY: as above.
+            let mut todo = unsafe { *mask & !*no_dtor };
             if todo == 0 {
-                return;
+                break;
             }
-            let mut left = 0;
+            // The bits of keys without a destructor stay set.
+            // SAFETY: as above.
+            unsafe { *mask &= *no_dtor };
             while todo != 0 {
                 let i = todo.trailing_zeros() as usize;
                 todo &= todo - 1;
                 let word = self.dtors[i].load(Relaxed);
                 if word == KEY_FREE || word == KEY_NO_DTOR {
-                    left |= 1 << i; // cleared below
+                    // SAFETY: as above.
+                    unsafe {
+                        *no_dtor |= 1 << i;
+                        *mask |= 1 << i;
+                    }
                     continue;
                 }
                 let v = get(me, i + 1);
-                write_value(me, i, core::ptr::null_mut());
                 if !v.is_null() {
+                    write_value(me, i, core::ptr::null_mut());
                     // SAFETY: `word` is a destructor std registered for this
                     // key; `v` is this thread's value, now cleared (as POSIX
                     // does before calling it). It may set values again: they
@@ -110,9 +125,18 @@ impl TlsKeys {
                     unsafe { core::mem::transmute::<usize, Dtor>(word)(v) };
                 }
             }
-            clear(me, left);
         }
-        clear(me, core::mem::take(mask));
+        // Values still set after the last round are left (as POSIX does) and
+        // cleared with the others by `clear_values`.
+    }
+
+    /// Clears all of `me`'s values, for the warp's next thread.
+    pub fn clear_values(&self, me: &Slot) {
+        // SAFETY: owner-only cells of our slot, not borrowed elsewhere.
+        unsafe {
+            *me.tls_no_dtor.get() = 0;
+            clear(me, core::mem::take(&mut *me.tls_mask.get()));
+        }
     }
 }
 

@@ -287,14 +287,16 @@ fn tls_values_and_destructors(lanes: u32) {
             let h = spawn(move || {
                 assert!(__gpu_std_tls_get(k).is_null(), "fresh thread starts null");
                 __gpu_std_tls_set(k, 1 as *mut u8);
+                __gpu_std_tls_set(plain, 5 as *mut u8);
+                // std's thread start runs them before its own cleanup.
+                __gpu_std_tls_run_dtors();
+                assert_eq!(DROPS[ix()].load(SeqCst), 2, "dtor ran twice (value re-set once)");
+                assert!(__gpu_std_tls_get(k).is_null(), "a destroyed value is null");
+                assert_eq!(__gpu_std_tls_get(plain), 5 as *mut u8, "a value without dtor stays");
             })
             .unwrap();
             h.join();
-            assert_eq!(
-                DROPS[ix()].load(SeqCst),
-                2,
-                "dtor ran twice (value re-set once)"
-            );
+            assert_eq!(DROPS[ix()].load(SeqCst), 2, "nothing left for thread exit to run");
             // The warp's values were cleared for its next thread.
             spawn(move || assert!(__gpu_std_tls_get(plain).is_null()))
                 .unwrap()

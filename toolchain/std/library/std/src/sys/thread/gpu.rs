@@ -65,13 +65,19 @@ impl Drop for Thread {
     }
 }
 
-/// The entry the runtime runs on the new thread's leader lane. Thread-local
-/// destructors (and with them `rt::thread_cleanup`) run after it returns.
+/// The entry the runtime runs on the new thread's leader lane.
 unsafe extern "C" fn thread_start(data: *mut u8) {
     // SAFETY: `data` is the box leaked by `Thread::new`, passed here once.
     let init = unsafe { Box::from_raw(data.cast::<ThreadInit>()) };
     let rust_start = init.init();
     rust_start();
+    // The thread's thread-local destructors, then std's own cleanup (it drops
+    // `thread::current()`, which destructors may use, so it comes last). Other
+    // key-based targets get that order from a guard key whose destructor
+    // defers itself one round (`thread_local::guard::key`); here std's
+    // `guard::enable` does nothing, and this saves the two rounds.
+    abi::__gpu_std_tls_run_dtors();
+    crate::rt::thread_cleanup();
 }
 
 pub fn available_parallelism() -> io::Result<NonZero<usize>> {

@@ -47,6 +47,7 @@ pub use rt::{
     __gpu_std_tls_create,
     __gpu_std_tls_destroy,
     __gpu_std_tls_get,
+    __gpu_std_tls_run_dtors,
     __gpu_std_tls_set,
     __gpu_std_unix_time_ns,
     __gpu_std_write,
