@@ -123,6 +123,11 @@ unsafe impl<const WAVE: u32> Hal for AmdHal<WAVE> {
     fn fence_device_release() {
         fence(Ordering::Release);
     }
+    /// Acquire-release fence (one `fence acq_rel`, agent scope as above).
+    #[inline(always)]
+    fn fence_device_acq_rel() {
+        fence(Ordering::AcqRel);
+    }
     /// Acquire fence, system scope (invalidates L2 lines of host memory).
     #[inline(always)]
     fn fence_system_acquire() {

@@ -73,6 +73,13 @@ pub unsafe trait Hal: 'static {
     /// Release fence at device scope: prior writes are visible to other warps
     /// that acquire after reading a later store.
     fn fence_device_release();
+    /// Both fences at once, where the hardware has one instruction for it
+    /// (NVIDIA's acquire and release fences are the same `fence.acq_rel`).
+    #[inline(always)]
+    fn fence_device_acq_rel() {
+        Self::fence_device_acquire();
+        Self::fence_device_release();
+    }
     /// Acquire fence at system scope (data the host wrote).
     fn fence_system_acquire();
     /// Release fence at system scope (publish to the host).

@@ -103,8 +103,7 @@ pub unsafe fn spawn<H: Hal>(rt: &Runtime, stack_size: usize, entry: Entry, data:
 fn free_slot<H: Hal>(rt: &Runtime, w: u32) {
     // Acquire then release: the thread's last writes (TLS cleared)
     // happen-before the next spawner's claim, through us.
-    H::fence_device_acquire();
-    H::fence_device_release();
+    H::fence_device_acq_rel();
     rt.slot(w).state.store(THREAD_FREE, Relaxed);
 }
 
@@ -256,8 +255,20 @@ pub fn sleep<H: Hal>(rt: &Runtime, ns: u64) {
     me.wait.store(WAIT_NONE, Relaxed);
 }
 
-/// `__gpu_std_yield`: the shortest sleep, letting other warps issue.
+/// `yield_now` calls per check of the exit flag.
+pub const YIELDS_PER_EXIT_CHECK: u32 = 16;
+
+/// `__gpu_std_yield`: the shortest sleep, letting other warps issue. A loop
+/// of yields must end when the program does, but the exit flag is an L2
+/// round trip (as long as the rest of a yield), so it is read on every
+/// [`YIELDS_PER_EXIT_CHECK`]th call only.
 pub fn yield_now<H: Hal>(rt: &Runtime) {
-    leave_if_exiting::<H>(rt.my_slot::<H>());
+    let me = rt.my_slot::<H>();
+    // SAFETY: the counter is accessed only by the slot's own warp (us).
+    let n = unsafe { &mut *me.yields.get() };
+    *n = n.wrapping_add(1);
+    if *n % YIELDS_PER_EXIT_CHECK == 0 {
+        leave_if_exiting::<H>(me);
+    }
     H::sleep_ns(0);
 }

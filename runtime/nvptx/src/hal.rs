@@ -125,6 +125,12 @@ unsafe impl Hal for NvHal {
         // SAFETY: as above.
         unsafe { asm!("fence.acq_rel.gpu;", options(nostack)) };
     }
+    /// One `fence.acq_rel.gpu` (the acquire and release fences are both it).
+    #[inline(always)]
+    fn fence_device_acq_rel() {
+        // SAFETY: a memory fence; no operands.
+        unsafe { asm!("fence.acq_rel.gpu;", options(nostack)) };
+    }
     /// `fence.acq_rel.sys`.
     #[inline(always)]
     fn fence_system_acquire() {
