@@ -14,6 +14,8 @@ bash scripts/make-gpu-bundle.sh "$@"
 bash scripts/make-bench-bundle.sh "$@"
 du -sh gpu-bundle
 # One file to carry to the GPU machine; `tar xzf gpu-bundle/selftest.tgz` there restores gpu-bundle/.
-tar czf gpu-bundle/selftest.tgz.part --exclude=selftest.tgz --exclude=selftest.tgz.part gpu-bundle
-mv gpu-bundle/selftest.tgz.part gpu-bundle/selftest.tgz
+# Written outside gpu-bundle/ first: tar fails on a folder that changes as it reads it.
+part=$(mktemp "${TMPDIR:-/tmp}/selftest.tgz.XXXXXX")
+tar czf "$part" --exclude=selftest.tgz gpu-bundle
+mv "$part" gpu-bundle/selftest.tgz
 ls -l gpu-bundle/selftest.tgz
