@@ -70,10 +70,13 @@ fn assert_frames_shared(ptx: &str, example: &str) {
 }
 
 /// AMD: the linker moved the frames and marked the code object (as
-/// [`assert_frames_shared`]); the kernel's own frame holds only the stack
-/// pointer pair because everything else runs in `start_wave`, out of line;
-/// and system-scope cache maintenance (gfx90a, gfx942: gfx1100 emits the
-/// same for both scopes) is left to the host-call ring.
+/// [`assert_frames_shared`]): the program's C `main` (which has locals)
+/// carves its frame from the shared stack, i.e. reads `__gpu_stack_slot`
+/// (without `gpu-ld`'s rewrite only the runtime's stack code does); the
+/// kernel's own frame holds only the stack pointer pair because everything
+/// else runs in `start_wave`, out of line; and system-scope cache
+/// maintenance (gfx90a, gfx942: gfx1100 emits the same for both scopes) is
+/// left to the host-call ring.
 fn assert_amd_frames_shared(paths: &gpu_toolchain::Paths, object: &Path, arch: &str) {
     let bin = llvm_bin(paths);
     let syms = codecheck::tool_output(&bin, "llvm-readobj", &["--dyn-syms"], object).unwrap();
@@ -83,6 +86,16 @@ fn assert_amd_frames_shared(paths: &gpu_toolchain::Paths, object: &Path, arch: &
     let disasm = codecheck::tool_output(&bin, "llvm-objdump", &["-d"], object).unwrap();
     let functions = codecheck::amd_functions(&disasm);
     assert!(functions.iter().any(|(n, _)| n.contains("9rt_amdgpu5start10start_wave")), "{arch}: start_wave was inlined into the kernel");
+    let relocs = codecheck::tool_output(&bin, "llvm-readobj", &["-r"], object).unwrap();
+    let all_syms = codecheck::tool_output(&bin, "llvm-readobj", &["--symbols"], object).unwrap();
+    let slot = codecheck::amd_symbol_addresses(&relocs, &all_syms, "__gpu_stack_slot");
+    assert!(!slot.is_empty(), "{arch}: no address of __gpu_stack_slot found");
+    let on_shared_stack = codecheck::amd_functions_reaching(&disasm, &slot);
+    assert!(
+        on_shared_stack.iter().any(|f| f == "main"),
+        "{arch}: `main` does not read __gpu_stack_slot (its frame stayed in scratch); {} functions do",
+        on_shared_stack.len()
+    );
     if arch != "gfx1100" {
         let sys = codecheck::amd_system_scope_functions(&disasm);
         assert!(!sys.is_empty(), "{arch}: the ring's host-memory accesses lost system scope");
@@ -209,21 +222,96 @@ fn check_sm_90_with_shared_frames(example: &str) {
     assert_frames_shared(&ptx, example);
 }
 
-/// The literal command for the built-in target, from the example's folder,
-/// with its own `.cargo/config.toml` (a debug build: the config makes it
-/// optimize, since amdgcn LTO fails below opt-level 2).
+/// The literal command for rustc's built-in target, from the example's
+/// folder, with its own `.cargo/config.toml` (linker `gpu-ld` and
+/// `-Clinker-plugin-lto`, as `gpurun init` writes; a debug build: the config
+/// makes it optimize, since amdgcn LTO fails below opt-level 2). Its code
+/// object has what the `-std` target's has: frames in global memory, the
+/// launcher's marker, device-scope atomics outside the host-call ring.
 #[test]
 fn cdylib_literal_cargo_build_for_builtin_amdgcn_target() {
     let paths = toolchain(Path::new(LINKER));
     let dir = paths.repo.join("examples/cdylib-threads");
+    let object = literal_builtin_amd_build(&dir).join("cdylib_threads.elf");
+    check_builtin_amd_output(&paths, &object, "gfx90a");
+}
+
+/// Where the issue puts it: a crate anywhere, one-time `gpurun init` (here
+/// for gfx1100, wave32), then exactly `cargo build -Zbuild-std --target
+/// amdgcn-amd-amdhsa`. A cdylib crate gets the `-std` target's shared
+/// stacks, marker and device-scope atomics; a `fn main` binary is refused by
+/// cargo (rustc's built-in target has `executables: false`), which the README
+/// documents (`gpurun build` / the `-std` target build those).
+#[test]
+fn literal_command_in_an_initialised_crate_builtin_amdgcn_target() {
+    let paths = toolchain(Path::new(LINKER));
+    let dir = std::env::temp_dir().join(format!("gpurun-literal-amd-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    let example = paths.repo.join("examples/cdylib-threads");
+    std::fs::copy(example.join("src/lib.rs"), dir.join("src/lib.rs")).unwrap();
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        "[package]\nname = \"outside-cdylib\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[lib]\ncrate-type = [\"cdylib\"]\n",
+    )
+    .unwrap();
+    let arch = Arch::parse("gfx1100").unwrap();
+    gpu_toolchain::init::init(&paths, Path::new("/nonexistent/gpurun"), &dir, &arch, false).unwrap();
+    let object = literal_builtin_amd_build(&dir).join("outside_cdylib.elf");
+    check_builtin_amd_output(&paths, &object, "gfx1100");
+
+    // The same crate with a `fn main` binary: cargo refuses before building.
+    std::fs::write(dir.join("src/main.rs"), "fn main() {\n    println!(\"hi\");\n}\n").unwrap();
+    let out = literal_cargo(&dir).output().expect("run cargo");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "a `fn main` binary built for the built-in target?\n{stderr}");
+    assert!(
+        stderr.contains("error: cannot produce bin for `outside-cdylib v0.1.0")
+            && stderr.contains("as the target `amdgcn-amd-amdhsa` does not support these crate types"),
+        "{stderr}"
+    );
+    // rustc itself drops the crate type (and builds nothing).
+    let rustc = std::process::Command::new(paths.rustc())
+        .args(["--crate-type", "bin", "--target", "amdgcn-amd-amdhsa", "-Ctarget-cpu=gfx1100", "--print", "file-names", "-"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run rustc");
+    let warning = String::from_utf8_lossy(&rustc.stderr);
+    assert!(warning.contains("warning: dropping unsupported crate type `bin` for target `amdgcn-amd-amdhsa`"), "{warning}");
+    assert!(rustc.stdout.is_empty(), "rustc would write {}", String::from_utf8_lossy(&rustc.stdout));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `cargo build -Zbuild-std --target amdgcn-amd-amdhsa` in `dir`, with none
+/// of this test's cargo environment (as a user's shell would run it).
+fn literal_cargo(dir: &Path) -> std::process::Command {
     let mut cargo = std::process::Command::new("cargo");
-    cargo.args(["build", "-Zbuild-std", "--target", "amdgcn-amd-amdhsa"]).current_dir(&dir).env_remove("RUSTC");
-    gpu_toolchain::compile::clean_env(&mut cargo);
-    let status = cargo.status().expect("run cargo");
-    assert!(status.success(), "cargo build -Zbuild-std --target amdgcn-amd-amdhsa failed in {}", dir.display());
-    let object = dir.join("target/amdgcn-amd-amdhsa/debug/cdylib_threads.elf");
-    let report = codecheck::inspect(&object, gpu_toolchain::Vendor::Amd, &llvm_bin(&paths)).unwrap();
-    eprintln!("cdylib-threads: {} ({} bytes)", object.display(), report.bytes);
-    let problems = report.problems(&Arch::parse("gfx90a").unwrap());
-    assert!(problems.is_empty(), "{problems:?}");
+    for (k, _) in std::env::vars_os() {
+        let k = k.to_string_lossy();
+        if k.starts_with("CARGO") || k.starts_with("RUSTUP_TOOLCHAIN") || k == "RUSTC" || k == "LD_LIBRARY_PATH" || k.starts_with("GPU_") {
+            cargo.env_remove(&*k);
+        }
+    }
+    cargo.args(["build", "-Zbuild-std", "--target", "amdgcn-amd-amdhsa"]).current_dir(dir);
+    cargo
+}
+
+/// Runs the literal command in `dir`; returns the folder of its output.
+fn literal_builtin_amd_build(dir: &Path) -> std::path::PathBuf {
+    let started = std::time::Instant::now();
+    let out = literal_cargo(dir).output().expect("run cargo");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "cargo build -Zbuild-std --target amdgcn-amd-amdhsa failed in {}:\n{stderr}", dir.display());
+    eprintln!("literal command in {}: {:.0} s", dir.display(), started.elapsed().as_secs_f64());
+    dir.join("target/amdgcn-amd-amdhsa/debug")
+}
+
+/// The checks an AMD `-std` code object gets ([`check`]), on an output of
+/// rustc's built-in target.
+fn check_builtin_amd_output(paths: &gpu_toolchain::Paths, object: &Path, arch: &str) {
+    let report = codecheck::inspect(object, gpu_toolchain::Vendor::Amd, &llvm_bin(paths)).unwrap();
+    eprintln!("{}: {} bytes, wavefront {:?}, target {:?}", object.display(), report.bytes, report.wavefront_size, report.target);
+    let problems = report.problems(&Arch::parse(arch).unwrap());
+    assert!(problems.is_empty(), "{}: {problems:?}", object.display());
+    assert_amd_frames_shared(paths, object, arch);
 }

@@ -67,6 +67,8 @@ pub enum Command {
     },
     /// Make a crate a GPU crate: writes its .cargo/config.toml and rust-toolchain.toml,
     /// after which plain `cargo build` and `cargo run` build and run it on the GPU
+    /// (and `cargo build -Zbuild-std --target amdgcn-amd-amdhsa` builds a cdylib crate
+    /// for rustc's built-in AMD target, linked by gpu-ld)
     Init {
         /// The crate directory
         #[arg(default_value = ".")]

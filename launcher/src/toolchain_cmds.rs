@@ -131,7 +131,8 @@ pub fn init(dir: PathBuf, arch: Option<String>, force: bool) -> anyhow::Result<i
     }
     log(&format!(
         "in {}: `cargo build --release` builds for {} and `cargo run --release` runs it with gpurun; \
-         `cargo build-amd` / `cargo build-nvidia` build for the other vendor",
+         `cargo build-amd` / `cargo build-nvidia` build for the other vendor; a cdylib crate exporting \
+         the C `main` also builds with `cargo build -Zbuild-std --target amdgcn-amd-amdhsa`",
         dir.display(),
         arch.name
     ));

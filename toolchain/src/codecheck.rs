@@ -314,6 +314,84 @@ pub fn amd_functions(disasm: &str) -> Vec<(String, &str)> {
     starts.into_iter().zip(ends).map(|((name, from), to)| (name, &disasm[from..to])).collect()
 }
 
+/// The addresses through which AMDGPU code reaches symbol `name`: its
+/// global-offset-table slots (the `R_AMDGPU_ABS64` relocations of
+/// `llvm-readobj -r`: an exported global is reached through one) and its own
+/// address (`llvm-readobj --symbols`).
+pub fn amd_symbol_addresses(relocs: &str, syms: &str, name: &str) -> Vec<u64> {
+    let hex = |w: &str| u64::from_str_radix(w.trim_start_matches("0x"), 16).ok();
+    let mut out: Vec<u64> = relocs
+        .lines()
+        .filter_map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            (w.len() >= 3 && w[1].starts_with("R_AMDGPU_") && w[2] == name).then(|| hex(w[0])).flatten()
+        })
+        .collect();
+    let mut current = "";
+    for line in syms.lines().map(str::trim) {
+        if let Some(n) = line.strip_prefix("Name:") {
+            current = n.trim().split(" (").next().unwrap_or_default();
+        } else if let Some(v) = line.strip_prefix("Value:")
+            && current == name
+            && let Some(addr) = hex(v.trim())
+            && addr != 0
+            && !out.contains(&addr)
+        {
+            out.push(addr);
+        }
+    }
+    out
+}
+
+/// The AMDGPU functions that compute one of `addresses` (from
+/// [`amd_symbol_addresses`]) the way code reaches a global:
+/// `s_getpc_b64 s[a:b]` then `s_add_u32 sa, sa, LO` and `s_addc_u32 sb, sb,
+/// HI`, the address being that of the instruction after `s_getpc_b64` plus
+/// `HI:LO`. With shared stacks every function with a moved frame reads
+/// `__gpu_stack_slot` so; without, only the runtime's own stack code does.
+pub fn amd_functions_reaching(disasm: &str, addresses: &[u64]) -> Vec<String> {
+    // `\ts_add_u32 s4, s4, 0x25e99c   // 00000000E44C: 8004FF04 0025E99C`
+    let parse = |l: &str| -> Option<(String, Vec<String>, u64)> {
+        let (code, comment) = l.split_once("//")?;
+        let at = u64::from_str_radix(comment.trim().split(':').next()?.trim(), 16).ok()?;
+        let mut words = code.split_whitespace();
+        let op = words.next()?.to_string();
+        let operands = words.collect::<Vec<_>>().join(" ").split(',').map(|o| o.trim().to_string()).collect();
+        Some((op, operands, at))
+    };
+    let number = |o: &str| {
+        let o = o.trim_start_matches("lit(").trim_end_matches(')');
+        match o.strip_prefix("0x") {
+            Some(h) => u64::from_str_radix(h, 16).ok(),
+            None => o.parse::<i64>().ok().map(|n| n as u32 as u64),
+        }
+    };
+    amd_functions(disasm)
+        .into_iter()
+        .filter(|(_, body)| {
+            let lines: Vec<_> = body.lines().filter_map(parse).collect();
+            lines.iter().enumerate().any(|(i, (op, regs, at))| {
+                if op != "s_getpc_b64" {
+                    return false;
+                }
+                let Some((lo_reg, hi_reg)) = regs[0].strip_prefix("s[").and_then(|r| r.trim_end_matches(']').split_once(':')) else {
+                    return false;
+                };
+                let (lo_reg, hi_reg) = (format!("s{lo_reg}"), format!("s{hi_reg}"));
+                let find = |ops: &[&str], reg: &str| {
+                    lines[i + 1..].iter().take(4).find(|(o, r, _)| ops.contains(&o.as_str()) && r.len() == 3 && r[0] == reg && r[1] == reg)
+                };
+                let (Some(lo), Some(hi)) = (find(&["s_add_u32", "s_add_co_u32"], &lo_reg), find(&["s_addc_u32", "s_add_co_ci_u32"], &hi_reg)) else {
+                    return false;
+                };
+                let (Some(lo), Some(hi)) = (number(&lo.1[2]), number(&hi.1[2])) else { return false };
+                addresses.contains(&(at + 4).wrapping_add(lo | (hi << 32)))
+            })
+        })
+        .map(|(name, _)| name)
+        .collect()
+}
+
 /// The AMDGPU functions with system-scope cache maintenance: what LLVM emits
 /// for system-scope acquires and releases on gfx90a (`buffer_invl2`,
 /// `buffer_wbl2`) and gfx942 (the same with both `sc0` and `sc1`; agent
@@ -386,6 +464,33 @@ mod tests {
                  0000000000001200 <c>:\n\tbuffer_inv sc0 sc1\n";
         assert_eq!(amd_functions(d).iter().map(|f| f.0.as_str()).collect::<Vec<_>>(), ["a", "b", "c"]);
         assert_eq!(amd_system_scope_functions(d), vec!["a".to_string(), "c".to_string()]);
+    }
+
+    /// As gfx90a code reaches `__gpu_stack_slot` through its GOT slot
+    /// (literal command's cdylib-threads, gpu-ld's shared stacks).
+    #[test]
+    fn finds_amd_functions_reaching_a_global() {
+        let relocs = "Relocations [\n  Section (7) .rela.dyn {\n    0x26CDE8 R_AMDGPU_ABS64 __gpu_stack_slot 0x0\n    \
+                      0x26CDF0 R_AMDGPU_ABS64 other 0x0\n  }\n]\n";
+        let syms = "Symbol {\n  Name: __gpu_stack_slot (1)\n  Value: 0x26F000\n}\nSymbol {\n  Name: x (9)\n  Value: 0x10\n}\n";
+        let addrs = amd_symbol_addresses(relocs, syms, "__gpu_stack_slot");
+        assert_eq!(addrs, [0x26CDE8, 0x26F000]);
+        let d = "0000000000e440 <a>:\n\
+                 \ts_getpc_b64 s[4:5]                                         // 00000000E448: BE841C00\n\
+                 \ts_add_u32 s4, s4, 0x25e99c                                 // 00000000E44C: 8004FF04 0025E99C\n\
+                 \ts_addc_u32 s5, s5, lit(0x0)                                // 00000000E454: 8205FF05 00000000\n\
+                 \ts_load_dwordx2 s[4:5], s[4:5], 0x0                         // 00000000E45C: C0060102 00000000\n\n\
+                 0000000000e6e0 <b>:\n\
+                 \ts_getpc_b64 s[4:5]                                         // 00000000E6E8: BE841C00\n\
+                 \ts_add_u32 s4, s4, 0x25f9ac                                 // 00000000E6EC: 8004FF04 0025F9AC\n\
+                 \ts_addc_u32 s5, s5, lit(0x0)                                // 00000000E6F4: 8205FF05 00000000\n\n\
+                 0000000000e700 <c>:\n\
+                 \ts_getpc_b64 s[6:7]                                         // 00000000E708: BE861C00\n\
+                 \ts_add_u32 s6, s6, 0x2608f4                                 // 00000000E70C: 8006FF06 002608F4\n\
+                 \ts_addc_u32 s7, s7, 0                                       // 00000000E714: 8207FF07 00000000\n";
+        // a: 0xE44C + 0x25E99C = 0x26CDE8 (the GOT slot); b: elsewhere;
+        // c: 0xE70C + 0x2608F4 = 0x26F000 (the symbol itself).
+        assert_eq!(amd_functions_reaching(d, &addrs), ["a", "c"]);
     }
 
     #[test]

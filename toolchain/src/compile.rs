@@ -56,6 +56,31 @@ pub fn cargo_command(paths: &Paths, arch: &Arch, opts: &Options, manifest: &Path
 /// the runtime defines (bytes from the host's OS generator).
 pub const TARGET_CFGS: &[&str] = &["getrandom_backend=\"custom\""];
 
+/// LLVM's inliner threshold on the GPU targets (before LLVM's ×11 for
+/// NVPTX and AMDGPU), about the host's budget: the `-std` specs give it to
+/// rustc (`llvm-args`) and to `gpu-ld` (`pre-link-args`), and
+/// [`builtin_amd_rustflags`] to both for rustc's built-in amdgcn target.
+pub const INLINE_THRESHOLD: u32 = 25;
+
+/// The rustflags for rustc's built-in `amdgcn-amd-amdhsa` target (with
+/// `linker = gpu-ld`; the config `gpurun init` writes), on top of
+/// [`target_rustflags`]: that target's spec cannot be changed and says
+/// `gnu-lld`, `requires-lto` and `only-cdylib`, so
+/// - `-Clinker-plugin-lto` makes rustc hand `gpu-ld` the fat-LTO module as
+///   bitcode instead of machine code, and `gpu-ld` then moves frames to
+///   global memory, gives atomics device scope and marks the code object,
+///   as for the `-std` target;
+/// - the inliner threshold the `-std` spec sets goes to rustc and `gpu-ld`.
+pub fn builtin_amd_rustflags(cpu: &str) -> Vec<String> {
+    let mut flags = target_rustflags(cpu);
+    flags.extend([
+        "-Clinker-plugin-lto".to_string(),
+        format!("-Cllvm-args=-inline-threshold={INLINE_THRESHOLD}"),
+        format!("-Clink-arg=--inline-threshold={INLINE_THRESHOLD}"),
+    ]);
+    flags
+}
+
 /// The rustflags of a GPU build for `cpu` (`gpurun build`, and the cargo
 /// config `gpurun init` writes); none contains a space.
 pub fn target_rustflags(cpu: &str) -> Vec<String> {
@@ -178,5 +203,20 @@ mod tests {
         assert_eq!(artifact_of(lib, Vendor::Amd), Some(PathBuf::from("/t/x.elf")));
         assert_eq!(artifact_of(r#"{"reason":"build-finished","success":true}"#, Vendor::Amd), None);
         assert_eq!(artifact_of("not json", Vendor::Amd), None);
+    }
+
+    /// The built-in amdgcn target gets the `-std` specs' inliner threshold.
+    #[test]
+    fn builtin_amd_flags_carry_the_std_specs_inline_threshold() {
+        let specs = Path::new(env!("CARGO_MANIFEST_DIR")).join("specs");
+        for vendor in [Vendor::Amd, Vendor::Nvidia] {
+            let spec = fs::read_to_string(specs.join(format!("{}.json", vendor.target_name()))).unwrap();
+            assert!(spec.contains(&format!("\"-inline-threshold={INLINE_THRESHOLD}\"")), "{spec}");
+            assert!(spec.contains(&format!("\"--inline-threshold={INLINE_THRESHOLD}\"")), "{spec}");
+        }
+        let flags = builtin_amd_rustflags("gfx942");
+        assert_eq!(flags[0], "-Ctarget-cpu=gfx942");
+        assert!(flags.contains(&"-Clinker-plugin-lto".to_string()));
+        assert!(flags.iter().all(|f| !f.contains(' ')), "{flags:?}");
     }
 }

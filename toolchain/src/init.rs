@@ -34,11 +34,17 @@ pub fn config_toml(paths: &Paths, gpurun: &Path, arch: &Arch) -> String {
         format!("[{}]", items.join(", "))
     };
     let (nv_flags, amd_flags) = (toml_array(nv_cpu), toml_array(amd_cpu));
+    let builtin_amd_flags = {
+        let items: Vec<String> = crate::compile::builtin_amd_rustflags(amd_cpu).iter().map(|f| format!("{f:?}")).collect();
+        format!("[{}]", items.join(", "))
+    };
     format!(
         "# Written by `gpurun init`: builds this crate for a GPU with the patched std.\n\
          #   cargo build / cargo run          {default} ({default_cpu})\n\
          #   cargo build-amd / cargo run-amd  AMD ({amd_cpu})\n\
          #   cargo build-nvidia / run-nvidia  NVIDIA ({nv_cpu})\n\
+         #   cargo build -Zbuild-std --target amdgcn-amd-amdhsa\n\
+         #                                    rustc's built-in AMD target ({amd_cpu}): cdylib crates only\n\
          # Other archs: edit the rustflags below, or `gpurun build . --arch ARCH`.\n\
          [build]\n\
          rustc = \"{rustc}\"\n\
@@ -62,6 +68,14 @@ pub fn config_toml(paths: &Paths, gpurun: &Path, arch: &Arch) -> String {
          [target.{amd_name}]\n\
          linker = \"{linker}\"\n\
          rustflags = {amd_flags}\n\
+         runner = \"{runner}\"\n\n\
+         # rustc's built-in AMD target (a cdylib exporting the C `main`, no `fn main`\n\
+         # binaries): gpu-ld links it too. rustc runs the LTO this target requires and,\n\
+         # with -Clinker-plugin-lto, hands gpu-ld the merged module as bitcode, so the\n\
+         # code object gets shared stacks, device-scope atomics and the launcher's marker.\n\
+         [target.amdgcn-amd-amdhsa]\n\
+         linker = \"{linker}\"\n\
+         rustflags = {builtin_amd_flags}\n\
          runner = \"{runner}\"\n\n\
          [alias]\n\
          build-amd = \"build --target {amd_spec}\"\n\
@@ -146,6 +160,16 @@ mod tests {
         assert!(text.contains(&format!("rustflags = [\"-Ctarget-cpu=sm_80\", \"-Zpanic-abort-tests\", {cfg}]")), "{text}");
         assert!(text.contains(&format!("rustflags = [\"-Ctarget-cpu=gfx90a\", \"-Zpanic-abort-tests\", {cfg}]")), "{text}");
         assert!(text.contains("runner = \"/x/gpurun run\""));
+        // rustc's built-in amdgcn target links through gpu-ld with bitcode.
+        let builtin = &text[text.find("[target.amdgcn-amd-amdhsa]\n").expect("a section for the built-in target")..];
+        assert!(builtin.contains(&format!("linker = \"{}\"", repo.join("target/gpu-toolchain/bin/gpu-ld").display())), "{text}");
+        assert!(
+            builtin.contains(&format!(
+                "rustflags = [\"-Ctarget-cpu=gfx90a\", \"-Zpanic-abort-tests\", {cfg}, \"-Clinker-plugin-lto\", \
+                 \"-Cllvm-args=-inline-threshold=25\", \"-Clink-arg=--inline-threshold=25\"]"
+            )),
+            "{text}"
+        );
         let pinned = crate::setup::pinned_channel(&paths).unwrap();
         assert!(std::fs::read_to_string(dir.join("rust-toolchain.toml")).unwrap().contains(&pinned));
         // Again: it replaces its own files.

@@ -14,6 +14,16 @@
 //!   ([`ptx_fixup`]);
 //! - amdgcn: `llc` to an object and `rust-lld -flavor gnu -shared` to the
 //!   code object (an ELF shared object, as the HIP runtime loads).
+//!
+//! It also takes the command line rustc gives a `gnu-lld` linker, which is
+//! what rustc's built-in `amdgcn-amd-amdhsa` target uses: with
+//! `-Clinker=gpu-ld -Clinker-plugin-lto`, rustc runs the fat LTO that target
+//! requires and hands over the one merged module as bitcode, with the
+//! exports in a `--version-script`, the CPU and LTO level as
+//! `-plugin-opt=mcpu=gfx90a` / `-plugin-opt=O2`, and ld's flags (`-shared`,
+//! `-z noexecstack`, `--gc-sections`, `-O1`, ...), which mean nothing here.
+//! No `--target` comes then: a `gfx` CPU means amdgcn. The same rewrites
+//! run, so that target gets shared stacks and device-scope atomics too.
 use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -104,16 +114,40 @@ pub struct LinkArgs {
     /// `--system-scope`: leave std's atomics at system scope (see
     /// [`device_scope`]); also `GPU_SYSTEM_SCOPE=1`.
     pub system_scope: bool,
+    /// `--version-script FILE` (gnu-lld flavor): its `global:` symbols are
+    /// exports, read when linking ([`version_script_globals`]).
+    pub version_scripts: Vec<PathBuf>,
     /// Flags we do not use, reported with `GPU_LD_VERBOSE=1`.
     pub ignored: Vec<String>,
 }
 
 pub fn parse_args(args: &[OsString]) -> Result<LinkArgs, LinkError> {
     let mut out = LinkArgs::default();
+    let mut target_given = false;
+    // gnu-lld flavor: `-plugin-opt=O<n>` is the LTO level; `-O<n>` is then
+    // ld's own (rustc always passes `-O1`) and does not count.
+    let (mut lto_level, mut ld_level) = (None, None);
     let mut it = args.iter().map(|a| a.to_string_lossy().into_owned());
     while let Some(arg) = it.next() {
         let mut value = |flag: &str| it.next().ok_or_else(|| LinkError::Usage(format!("{flag} needs a value")));
         match arg.as_str() {
+            // gnu-lld flavor, flags with a separate value we do not use.
+            "-z" | "-flavor" | "-m" | "-soname" => {
+                let v = value(&arg)?;
+                out.ignored.push(format!("{arg} {v}"));
+            }
+            "--version-script" => out.version_scripts.push(PathBuf::from(value("--version-script")?)),
+            a if a.starts_with("--version-script=") => out.version_scripts.push(PathBuf::from(&a["--version-script=".len()..])),
+            a if a.starts_with("-plugin-opt=") || a.starts_with("--plugin-opt=") => {
+                let opt = a.split_once('=').map_or("", |(_, o)| o);
+                if let Some(cpu) = opt.strip_prefix("mcpu=") {
+                    out.target_cpu = Some(cpu.to_string());
+                } else if let Some(n) = opt.strip_prefix('O').filter(|n| n.len() == 1) {
+                    lto_level = Some(n.to_string());
+                } else {
+                    out.ignored.push(a.to_string());
+                }
+            }
             "-o" => out.output = Some(PathBuf::from(value("-o")?)),
             "--export-symbol" => out.exports.push(value("--export-symbol")?),
             "--target-cpu" => out.target_cpu = Some(value("--target-cpu")?),
@@ -132,6 +166,7 @@ pub fn parse_args(args: &[OsString]) -> Result<LinkArgs, LinkError> {
                 value("-L")?;
             }
             "--target" => {
+                target_given = true;
                 let t = value("--target")?;
                 out.target = if t.starts_with("nvptx64") {
                     Target::Nvptx
@@ -141,15 +176,39 @@ pub fn parse_args(args: &[OsString]) -> Result<LinkArgs, LinkError> {
                     return Err(LinkError::Usage(format!("this linker links nvptx64 and amdgcn only, not {t}")));
                 };
             }
-            a if a.starts_with("-O") && a.len() == 3 => out.opt_level = Some(a[2..].to_string()),
+            a if a.starts_with("-O") && a.len() == 3 => ld_level = Some(a[2..].to_string()),
             a if a.starts_with('-') => out.ignored.push(a.to_string()),
             a => out.inputs.push(PathBuf::from(a)),
         }
+    }
+    out.opt_level = lto_level.or(ld_level);
+    // gnu-lld flavor: no `--target`; amdgcn CPUs are `gfx...`.
+    if !target_given && out.target_cpu.as_deref().is_some_and(|c| c.starts_with("gfx")) {
+        out.target = Target::Amdgcn;
     }
     if out.output.is_none() {
         return Err(LinkError::Usage("no output file (-o) given".into()));
     }
     Ok(out)
+}
+
+/// The symbols a linker version script makes global: those listed under
+/// `global:` (rustc writes `{ global: a; b; local: *; };`).
+pub fn version_script_globals(script: &str) -> Vec<String> {
+    let mut globals = Vec::new();
+    let mut in_global = false;
+    for item in script.split(|c| c == ';' || c == '{' || c == '}') {
+        let mut item = item.trim();
+        // A scope label opens its list: `global: a` or `local: *`.
+        if let Some((label, rest)) = item.split_once(':') {
+            in_global = label.trim() == "global";
+            item = rest.trim();
+        }
+        if in_global && !item.is_empty() && !item.contains('*') {
+            globals.push(item.trim_matches('"').to_string());
+        }
+    }
+    globals
 }
 
 /// Entry point of the `gpu-ld` binary; returns the exit code.
@@ -205,6 +264,11 @@ pub fn link(args: &LinkArgs) -> Result<(), LinkError> {
     if std::env::var_os("GPU_LD_VERBOSE").is_some() {
         eprintln!("gpu-ld: ignoring {:?}", args.ignored);
     }
+    let mut exports = args.exports.clone();
+    for script in &args.version_scripts {
+        let text = fs::read_to_string(script).map_err(LinkError::io("read", script))?;
+        exports.extend(version_script_globals(&text));
+    }
     let bin = llvm_bin()?;
     let work = output.with_extension("gpu-ld");
     let _ = fs::remove_dir_all(&work);
@@ -224,6 +288,15 @@ pub fn link(args: &LinkArgs) -> Result<(), LinkError> {
                     modules.push(path);
                 }
             }
+        } else if bytes.starts_with(b"\x7fELF") {
+            // rustc's built-in amdgcn target without `-Clinker-plugin-lto`:
+            // its LTO already made machine code, too late for the rewrites.
+            return Err(LinkError::Input {
+                path: input.clone(),
+                why: "an object of machine code, not LLVM bitcode: rustc hands gpu-ld bitcode for the built-in \
+                      amdgcn-amd-amdhsa target only with -Clinker-plugin-lto (the config `gpurun init` writes has it)"
+                    .into(),
+            });
         } else {
             return Err(LinkError::Input { path: input.clone(), why: "neither LLVM bitcode nor an archive of it".into() });
         }
@@ -235,7 +308,7 @@ pub fn link(args: &LinkArgs) -> Result<(), LinkError> {
     run(&bin.join("llvm-link"), &link_args)?;
 
     let mut keep: Vec<&str> = ALWAYS_EXPORTED.to_vec();
-    keep.extend(args.exports.iter().map(String::as_str));
+    keep.extend(exports.iter().map(String::as_str));
     let opt_level = args.opt_level.as_deref().unwrap_or("3");
     let opt_level = if opt_level == "0" { "1" } else { opt_level };
     let optimized = work.join("optimized.bc");
@@ -467,6 +540,52 @@ mod tests {
         assert_eq!(a.ignored, vec!["--debug"]);
         assert_eq!(a.max_registers, Some(40));
         assert!(a.private_stacks && a.system_scope);
+    }
+
+    /// What rustc 1.97 (nightly-2026-05-19) passes for the built-in
+    /// `amdgcn-amd-amdhsa` target with `-Clinker=gpu-ld -Clinker-plugin-lto`
+    /// (its `gnu-lld` flavor), as logged from a real build.
+    #[test]
+    fn parses_rustc_gnu_lld_command_lines_for_the_builtin_amdgcn_target() {
+        let a = parse_args(&os(&[
+            "--version-script=/t/rustcX/list", "--no-undefined-version", "/t/deps/x.x.3b97-cgu.0.rcgu.o", "--as-needed",
+            "-L", "/t/rustcX/raw-dylibs", "-Bdynamic", "--eh-frame-hdr", "-z", "noexecstack", "-plugin-opt=O2",
+            "-plugin-opt=mcpu=gfx942", "-o", "/t/deps/x.elf", "--gc-sections", "-shared", "-O1", "--strip-debug",
+            "--inline-threshold=25",
+        ]))
+        .unwrap();
+        assert_eq!(a.target, Target::Amdgcn);
+        assert_eq!(a.target_cpu.as_deref(), Some("gfx942"));
+        // The LTO level, not ld's `-O1`.
+        assert_eq!(a.opt_level.as_deref(), Some("2"));
+        assert_eq!(a.inputs, vec![PathBuf::from("/t/deps/x.x.3b97-cgu.0.rcgu.o")]);
+        assert_eq!(a.version_scripts, vec![PathBuf::from("/t/rustcX/list")]);
+        assert_eq!(a.output, Some(PathBuf::from("/t/deps/x.elf")));
+        assert_eq!(a.inline_threshold, Some(25));
+        assert!(a.ignored.contains(&"-z noexecstack".to_string()), "{:?}", a.ignored);
+    }
+
+    /// rustc's own machine code (the built-in amdgcn target linked through
+    /// gpu-ld without `-Clinker-plugin-lto`) is refused with what to do.
+    #[test]
+    fn refuses_machine_code_naming_linker_plugin_lto() {
+        let dir = std::env::temp_dir().join(format!("gpu-ld-elf-test-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let object = dir.join("x.rcgu.o");
+        fs::write(&object, b"\x7fELF\x02\x01\x01\x40rest").unwrap();
+        let out = dir.join("x.elf");
+        let args = parse_args(&os(&[object.to_str().unwrap(), "-shared", "-o", out.to_str().unwrap()])).unwrap();
+        let err = link(&args).unwrap_err().to_string();
+        assert!(err.contains("an object of machine code, not LLVM bitcode") && err.contains("-Clinker-plugin-lto"), "{err}");
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn reads_the_globals_of_rustcs_version_script() {
+        let script = "{\n  global:\n    main;\n    __gpu_start;\n    __gpu_start.kd;\n\n  local:\n    *;\n};\n";
+        assert_eq!(version_script_globals(script), ["main", "__gpu_start", "__gpu_start.kd"]);
+        assert_eq!(version_script_globals("{ global: a; b; local: *; };"), ["a", "b"]);
+        assert!(version_script_globals("{ local: *; };").is_empty());
     }
 
     #[test]
