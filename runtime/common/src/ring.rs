@@ -235,8 +235,22 @@ fn send_packet<H: Hal, M: RingMem>(
     packet: &Packet,
     payload: &[u8],
 ) -> u64 {
+    let t = take_ticket(m);
+    publish_at::<H, M>(m, wait, max_sleep_ns, t, packet, payload);
+    t
+}
+
+/// The next ticket: the slot a packet goes to (`t % capacity`).
+#[inline(always)]
+fn take_ticket<M: RingMem>(m: &M) -> u64 {
     // Relaxed: the ticket only picks a slot; ownership is decided by `seq`.
-    let t = m.head().fetch_add(1, Relaxed);
+    m.head().fetch_add(1, Relaxed)
+}
+
+/// Waits until ticket `t`'s slot is free, fills it, and publishes it to the
+/// host.
+#[inline(always)]
+fn publish_at<H: Hal, M: RingMem>(m: &M, wait: &AtomicU32, max_sleep_ns: u32, t: u64, packet: &Packet, payload: &[u8]) {
     let i = (t & (m.capacity() - 1)) as usize;
     // Relaxed + acquire fence: the previous user of the slot (host, or a
     // device reply reader) is done with it before we overwrite it.
@@ -247,7 +261,23 @@ fn send_packet<H: Hal, M: RingMem>(
     // Release at system scope: the payload reaches the host before `seq`.
     H::fence_system_release();
     m.seq(i).store(t + 1, Relaxed);
-    t
+}
+
+/// Waits for the host's reply to the packet of ticket `t`, copies the first
+/// `out.len()` bytes of its payload into `out`, and frees the slot (the
+/// device owns it once the reply is in).
+#[inline(always)]
+fn read_reply_at<H: Hal, M: RingMem>(m: &M, wait: &AtomicU32, max_sleep_ns: u32, t: u64, out: &mut [u8]) {
+    let i = (t & (m.capacity() - 1)) as usize;
+    // Relaxed + acquire fence: the host's reply writes are visible after.
+    wait_host::<H>(wait, max_sleep_ns, || m.reply_seq(i).load(Relaxed) == t + 1);
+    H::fence_system_acquire();
+    // SAFETY: the slot is ours until `seq` moves on; the reply is in.
+    unsafe { m.read_payload(i, out) };
+    // Release: our reads of the reply happen before the next producer of
+    // this slot (a device warp, which acquires `seq`) writes it.
+    H::fence_device_release();
+    m.seq(i).store(t + m.capacity(), Relaxed);
 }
 
 /// Sends a [`FLAG_REPLY`] packet and waits for the host's reply, then frees
@@ -285,16 +315,7 @@ fn call_host<H: Hal, M: RingMem>(
         ..*packet
     };
     let t = send_packet::<H, M>(m, wait, max_sleep_ns, &p, payload);
-    let i = (t & (m.capacity() - 1)) as usize;
-    // Relaxed + acquire fence: the host's reply writes are visible after.
-    wait_host::<H>(wait, max_sleep_ns, || m.reply_seq(i).load(Relaxed) == t + 1);
-    H::fence_system_acquire();
-    // SAFETY: the slot is ours until `seq` moves on; the reply is in.
-    unsafe { m.read_payload(i, reply) };
-    // Release: our reads of the reply happen before the next producer of
-    // this slot (a device warp, which acquires `seq`) writes it.
-    H::fence_device_release();
-    m.seq(i).store(t + m.capacity(), Relaxed);
+    read_reply_at::<H, M>(m, wait, max_sleep_ns, t, reply);
 }
 
 /// Sends `bytes` for `fd` as one write: packets of [`RING_PAYLOAD_BYTES`],
@@ -410,15 +431,8 @@ fn fetch_reply<H: Hal, M: RingMem>(m: &M, wait: &AtomicU32, max_sleep_ns: u32, t
     let (mut first, mut len) = (0usize, 0usize);
     let read_oldest = |pending: &[(u64, usize); FETCH_IN_FLIGHT], first: &mut usize, len: &mut usize, out: &mut [u8]| {
         let (t, at) = pending[*first];
-        let i = (t & (cap - 1)) as usize;
         let k = (out.len() - at).min(RING_PAYLOAD_BYTES);
-        // As in `call_host`: wait for the reply, read it, free the slot.
-        wait_host::<H>(wait, max_sleep_ns, || m.reply_seq(i).load(Relaxed) == t + 1);
-        H::fence_system_acquire();
-        // SAFETY: the slot is ours until `seq` moves on; the reply is in.
-        unsafe { m.read_payload(i, &mut out[at..at + k]) };
-        H::fence_device_release();
-        m.seq(i).store(t + cap, Relaxed);
+        read_reply_at::<H, M>(m, wait, max_sleep_ns, t, &mut out[at..at + k]);
         *first = (*first + 1) % FETCH_IN_FLIGHT;
         *len -= 1;
     };
@@ -428,19 +442,15 @@ fn fetch_reply<H: Hal, M: RingMem>(m: &M, wait: &AtomicU32, max_sleep_ns: u32, t
             read_oldest(&pending, &mut first, &mut len, out);
             continue;
         }
-        // `send_packet`, with our own older replies read first where the slot waits on them.
-        let t = m.head().fetch_add(1, Relaxed);
+        // `send_packet` split in two: our own older replies are read between
+        // taking the ticket and waiting for its slot, where the slot waits
+        // on them.
+        let t = take_ticket(m);
         while len > 0 && t >= pending[first].0 + cap {
             read_oldest(&pending, &mut first, &mut len, out);
         }
-        let i = (t & (cap - 1)) as usize;
-        wait_host::<H>(wait, max_sleep_ns, || m.seq(i).load(Relaxed) == t);
-        H::fence_system_acquire();
         let p = Packet { op: OP_CALL_MORE, thread, flags: FLAG_REPLY, arg0: at as u64, arg1: 0 };
-        // SAFETY: `seq == t`: the slot is ours until we publish it.
-        unsafe { m.fill(i, &p, &[]) };
-        H::fence_system_release();
-        m.seq(i).store(t + 1, Relaxed);
+        publish_at::<H, M>(m, wait, max_sleep_ns, t, &p, &[]);
         pending[(first + len) % FETCH_IN_FLIGHT] = (t, at);
         len += 1;
         at += RING_PAYLOAD_BYTES;
