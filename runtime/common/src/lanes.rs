@@ -283,21 +283,61 @@ fn nested<H: Hal>(rt: &Runtime) -> ! {
 /// Writes `msg` to stderr and aborts the program (exit code 134).
 ///
 /// Lockstep lanes ([`Hal::LOCKSTEP_LANES`], AMD) may arrive here several at
-/// once (every lane of `f` calling `println!`) and cannot wait for one
-/// another, so the lowest of them reports and ends the program alone: its
-/// branch runs first with only it enabled, and ending the program ends the
-/// wave; the others would only park.
+/// once (every lane of `f` calling `println!`): see [`on_one_lane`].
 pub(crate) fn abort_with<H: Hal>(rt: &Runtime, msg: &Msg) -> ! {
     if H::LOCKSTEP_LANES {
-        let lane = H::lane_id();
-        if lane == H::broadcast_value(lane) {
-            report_and_abort::<H>(rt, msg)
+        on_one_lane::<H, _>(|| report_and_abort::<H>(rt, msg))
+    }
+    report_and_abort::<H>(rt, msg)
+}
+
+/// Runs `end` (which ends the program, and with it the wave) on one of the
+/// lanes that call this at once. Lockstep lanes ([`Hal::LOCKSTEP_LANES`],
+/// AMD) may arrive several at a time (every lane of `f` calling
+/// `process::exit`, or overflowing its stack) and cannot wait for one
+/// another, and the ring and the exit path are for one caller at a time.
+/// The lowest arriving lane runs `end` in a branch of its own, with only
+/// itself enabled; it ends the wave, so the others never go on.
+///
+/// The shape matters on AMD, where LLVM lays divergent branches out one
+/// after the other (seen in gfx90a disassembly): `if elected { end() }
+/// park` ran the park loop first (a hang), and a waterfall loop
+/// `loop { if elected { end(); break } }` had `end` moved out of the loop
+/// to its exit, where every lane arrives together. So `end` is called
+/// through an opaque pointer (the compiler cannot tell it does not return)
+/// in the body of a loop whose exit is uniform (a ballot): an ordinary
+/// if-then, run by the elected lane alone.
+///
+/// Callers test [`Hal::LOCKSTEP_LANES`] themselves and call `end`'s body
+/// directly otherwise, so that NVIDIA's code stays as it was (no closure).
+#[inline(always)]
+pub(crate) fn on_one_lane<H: Hal, F: FnOnce() -> core::convert::Infallible>(end: F) -> ! {
+    if H::LOCKSTEP_LANES {
+        fn call<F: FnOnce() -> core::convert::Infallible>(end: &mut Option<F>) {
+            if let Some(end) = end.take() {
+                match end() {}
+            }
         }
+        let mut end = Some(end);
+        let call = crate::hal::out_of_line(call::<F> as fn(&mut Option<F>));
+        let mut done = false;
+        loop {
+            // Uniform: the lanes that still have to run `end`.
+            let pending = H::ballot(!done);
+            if pending == 0 {
+                break;
+            }
+            if H::lane_id() == pending.trailing_zeros() {
+                call(&mut end);
+                done = true;
+            }
+        }
+        // `end` does not return.
         loop {
             H::sleep_ns(MAX_WAIT_SLEEP_NS);
         }
     }
-    report_and_abort::<H>(rt, msg)
+    match end() {}
 }
 
 /// [`abort_with`] on the one lane that reports.
