@@ -103,6 +103,61 @@ fn assert_amd_frames_shared(paths: &gpu_toolchain::Paths, object: &Path, arch: &
     }
 }
 
+/// `gpu_lanes::for_each_lane` on AMD runs on every lane of the wave: the
+/// code object has `gpu-ld`'s whole-wave call with its EXEC handling (every
+/// lane turned on around the call, lane and work-item ids given, the
+/// caller's EXEC restored: [`codecheck::amd_whole_wave_call_problems`]),
+/// and the runtime calls it, which it does only where the lane count is the
+/// wave size (with the one-lane fallback the call is dead code and gone).
+fn assert_amd_whole_wave_lanes(paths: &gpu_toolchain::Paths, object: &Path, arch: &str) -> Vec<String> {
+    let disasm = codecheck::tool_output(&llvm_bin(paths), "llvm-objdump", &["-d"], object).unwrap();
+    let wave = Arch::parse(arch).unwrap().lanes();
+    let problems = codecheck::amd_whole_wave_call_problems(&disasm, wave);
+    assert!(problems.is_empty(), "{arch}: {problems:?}");
+    let (_, at) = codecheck::amd_function_addresses(&disasm)
+        .into_iter()
+        .find(|(n, _)| n == "__gpu_amd_whole_wave_call")
+        .expect("the whole-wave call's address");
+    let callers = codecheck::amd_functions_referencing(&disasm, at);
+    assert!(!callers.is_empty(), "{arch}: nothing calls the whole-wave call: gpu_lanes runs lane 0 only");
+    callers
+}
+
+/// The lanes check program (`examples/gpu-checks`, bin `lanes`) for AMD.
+fn check_amd_lanes(arch: &str) {
+    let paths = toolchain(Path::new(LINKER));
+    let object = build_example_bin(&paths, "gpu-checks", Some("lanes"), arch);
+    let report = codecheck::inspect(&object, gpu_toolchain::Vendor::Amd, &llvm_bin(&paths)).unwrap();
+    let problems = report.problems(&Arch::parse(arch).unwrap());
+    assert!(problems.is_empty(), "lanes for {arch}: {problems:?}");
+    assert_amd_frames_shared(&paths, &object, arch);
+    let callers = assert_amd_whole_wave_lanes(&paths, &object, arch);
+    eprintln!("lanes for {arch}: the whole-wave call is called from {callers:?}");
+}
+
+#[test]
+fn lanes_gfx90a_wave64_all_lanes() {
+    check_amd_lanes("gfx90a");
+}
+
+#[test]
+fn lanes_gfx942_wave64_all_lanes() {
+    check_amd_lanes("gfx942");
+}
+
+#[test]
+fn lanes_gfx1100_wave32_all_lanes() {
+    check_amd_lanes("gfx1100");
+}
+
+/// The reduction benchmark's AMD build sums with every lane of each wave.
+#[test]
+fn reduction_bench_gfx90a_uses_all_lanes() {
+    let paths = toolchain(Path::new(LINKER));
+    let object = build_example_bin(&paths, "../benches/programs", Some("reduction"), "gfx90a");
+    assert_amd_whole_wave_lanes(&paths, &object, "gfx90a");
+}
+
 #[test]
 fn hello_threads_sm_90() {
     check("hello-threads", "sm_90");

@@ -413,6 +413,109 @@ pub fn amd_system_scope_functions(disasm: &str) -> Vec<String> {
     amd_functions(disasm).into_iter().filter(|(_, body)| body.lines().any(is_system)).map(|(name, _)| name).collect()
 }
 
+/// The whole-wave call `gpu-ld` links into AMD code objects for
+/// `gpu_lanes::for_each_lane` (`toolchain/linker/src/amd_lanes.rs`), checked
+/// in the disassembly: it turns every lane of a `wave`-lane wavefront on
+/// (`s_or_saveexec_b64 .., -1`, `_b32` on wave32) after reading its
+/// arguments and before giving each lane its lane id (`v_mbcnt_lo`, and
+/// `_hi` on wave64) and work-item id (`v31`), calls the lane function
+/// (`s_swappc_b64`), and restores the caller's `EXEC` after the call and
+/// before returning. The problems found, empty when it is all there.
+pub fn amd_whole_wave_call_problems(disasm: &str, wave: u32) -> Vec<String> {
+    let name = "__gpu_amd_whole_wave_call";
+    let functions = amd_functions(disasm);
+    let Some((_, body)) = functions.iter().find(|(n, _)| n == name) else {
+        return vec![format!("no `{name}` in the code object: gpu_lanes runs lane 0 only")];
+    };
+    let ops: Vec<String> = body
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or("").trim().to_string())
+        .filter(|l| !l.is_empty() && !l.ends_with(">:"))
+        .collect();
+    let find = |pred: &dyn Fn(&str) -> bool| ops.iter().position(|l| pred(l));
+    let (b, exec) = if wave == 64 { ("b64", "exec,") } else { ("b32", "exec_lo,") };
+    let mut p = Vec::new();
+    let read_args = find(&|l| l.starts_with("v_readfirstlane_b32") && l.ends_with(", v1"));
+    let on = find(&|l| l.starts_with(&format!("s_or_saveexec_{b} ")) && l.ends_with(", -1"));
+    let lane_lo = find(&|l| l.starts_with("v_mbcnt_lo_u32_b32"));
+    let lane_hi = find(&|l| l.starts_with("v_mbcnt_hi_u32_b32"));
+    let item = find(&|l| (l.starts_with("v_add_u32") || l.starts_with("v_add_nc_u32")) && l.contains(" v31,"));
+    let call = find(&|l| l.starts_with("s_swappc_b64 s[30:31]"));
+    let off = ops.iter().rposition(|l| l.starts_with(&format!("s_mov_{b} {exec}")));
+    let ret = ops.iter().rposition(|l| l.starts_with("s_setpc_b64 s[30:31]"));
+    let (Some(on), Some(call), Some(off), Some(ret)) = (on, call, off, ret) else {
+        return vec![format!(
+            "`{name}` lacks the {wave}-lane EXEC handling (all lanes on: {on:?}, call: {call:?}, EXEC restored: {off:?}, return: {ret:?})"
+        )];
+    };
+    if !read_args.is_some_and(|r| r < on) {
+        p.push(format!("`{name}` does not read its arguments before turning every lane on"));
+    }
+    if !lane_lo.is_some_and(|l| on < l && l < call) {
+        p.push(format!("`{name}` gives no lane its id (v_mbcnt_lo) between turning the lanes on and the call"));
+    }
+    if wave == 64 && !lane_hi.is_some_and(|l| on < l && l < call) {
+        p.push(format!("`{name}` lacks v_mbcnt_hi on wave64"));
+    }
+    if wave == 32 && lane_hi.is_some() {
+        p.push(format!("`{name}` has v_mbcnt_hi on wave32"));
+    }
+    if !item.is_some_and(|i| on < i && i < call) {
+        p.push(format!("`{name}` gives no lane its work-item id (v31) before the call"));
+    }
+    if !(call < off && off < ret) {
+        p.push(format!("`{name}` does not restore EXEC after the call and before returning"));
+    }
+    if ops[off + 1..ret].iter().any(|l| l.starts_with("s_or_saveexec") || l.starts_with("s_swappc")) {
+        p.push(format!("`{name}` changes EXEC or calls again after restoring it"));
+    }
+    p
+}
+
+/// The addresses of the AMDGPU functions of `disasm` (`llvm-objdump -d`).
+pub fn amd_function_addresses(disasm: &str) -> Vec<(String, u64)> {
+    disasm
+        .lines()
+        .filter_map(|l| {
+            let (addr, rest) = l.trim_end().split_once(" <")?;
+            let name = rest.strip_suffix(">:")?;
+            Some((name.to_string(), u64::from_str_radix(addr, 16).ok()?))
+        })
+        .collect()
+}
+
+/// The functions of `disasm` that take the address of `target` (an
+/// address) pc-relatively, as a call to a function of the same code object
+/// does: `s_getpc_b64 s[N:N+1]` then `s_add_u32 sN, sN, OFFSET`, whose sum,
+/// the `s_add_u32`'s address plus `OFFSET`, is `target`. (Linked code
+/// objects keep no relocations for these, so the disassembly shows numbers.)
+pub fn amd_functions_referencing(disasm: &str, target: u64) -> Vec<String> {
+    // `\ts_add_u32 s4, s4, 0x115a74   // 0000000A1B5C: 8004FF04 00115A74`
+    let address = |l: &str| l.split("//").nth(1)?.trim().split(':').next().and_then(|a| u64::from_str_radix(a, 16).ok());
+    amd_functions(disasm)
+        .into_iter()
+        .filter(|(_, body)| {
+            let lines: Vec<&str> = body.lines().collect();
+            lines.windows(2).any(|w| {
+                let code = |l: &str| l.split("//").next().unwrap_or("").trim().to_string();
+                let (getpc, add) = (code(w[0]), code(w[1]));
+                let Some(reg) = getpc.strip_prefix("s_getpc_b64 s[").and_then(|r| r.split(':').next()) else { return false };
+                let Some(offset) = add.strip_prefix(&format!("s_add_u32 s{reg}, s{reg}, ")) else { return false };
+                let offset = offset.trim();
+                let value = match offset.strip_prefix("0x") {
+                    Some(h) => u32::from_str_radix(h, 16).ok(),
+                    None => offset.parse::<i64>().ok().map(|v| v as u32),
+                };
+                match (value, address(w[1])) {
+                    (Some(v), Some(at)) => at.wrapping_add(v as i32 as i64 as u64) == target,
+                    _ => false,
+                }
+            })
+        })
+        .map(|(name, _)| name)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -548,5 +651,35 @@ mod tests {
         assert!(r.kernel_entry && r.sleeps);
         assert_eq!(r.undefined, vec!["memcmp".to_string()]);
         assert!(r.problems(&Arch::parse("sm_90").unwrap()).iter().any(|p| p.contains("memcmp")));
+    }
+
+    #[test]
+    fn finds_the_whole_wave_call_and_its_exec_handling() {
+        let f = |body: &str| format!("d.elf:\tfile format elf64-amdgpu\n\n0000000000001000 <__gpu_amd_whole_wave_call>:\n{body}\n0000000000001100 <next>:\n\ts_endpgm\n");
+        let good = "\ts_waitcnt vmcnt(0)\n\tv_readfirstlane_b32 s16, v0\n\tv_readfirstlane_b32 s17, v1\n\ts_or_saveexec_b64 s[22:23], -1 // 0: BE\n\
+                    \tv_mbcnt_lo_u32_b32 v2, -1, 0\n\tv_mbcnt_hi_u32_b32 v2, -1, v2\n\tv_add_u32_e32 v31, s20, v2\n\ts_swappc_b64 s[30:31], s[16:17]\n\
+                    \ts_mov_b64 exec, s[16:17]\n\ts_setpc_b64 s[30:31]\n";
+        assert_eq!(amd_whole_wave_call_problems(&f(good), 64), Vec::<String>::new());
+        // Without the EXEC change, or with EXEC never restored: a problem.
+        let no_on = good.replace("\ts_or_saveexec_b64 s[22:23], -1 // 0: BE\n", "");
+        assert!(amd_whole_wave_call_problems(&f(&no_on), 64)[0].contains("EXEC handling"));
+        let no_off = good.replace("\ts_mov_b64 exec, s[16:17]\n", "");
+        assert!(amd_whole_wave_call_problems(&f(&no_off), 64)[0].contains("EXEC handling"));
+        // wave64 code checked as wave32 (the EXEC width differs).
+        assert!(!amd_whole_wave_call_problems(&f(good), 32).is_empty());
+        assert!(amd_whole_wave_call_problems("", 64)[0].contains("lane 0 only"));
+    }
+
+    #[test]
+    fn finds_pc_relative_references() {
+        let d = "0000000000001000 <a>:\n\ts_getpc_b64 s[4:5]                 // 000000001000: BE841C00\n\
+                 \ts_add_u32 s4, s4, 0x1fc                 // 000000001004: 8004FF04 000001FC\n\
+                 \ts_addc_u32 s5, s5, 0\n\ts_swappc_b64 s[30:31], s[4:5]\n\
+                 0000000000001200 <b>:\n\ts_getpc_b64 s[16:17]   // 000000001200: BE901C00\n\
+                 \ts_add_u32 s16, s16, 0xffffff00   // 000000001204: 8010FF10 FFFFFF00\n\ts_endpgm\n";
+        assert_eq!(amd_function_addresses(d), vec![("a".to_string(), 0x1000), ("b".to_string(), 0x1200)]);
+        assert_eq!(amd_functions_referencing(d, 0x1200), vec!["a".to_string()]);
+        assert_eq!(amd_functions_referencing(d, 0x1104), vec!["b".to_string()]);
+        assert!(amd_functions_referencing(d, 0x1000).is_empty());
     }
 }

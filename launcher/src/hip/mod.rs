@@ -395,8 +395,8 @@ impl Backend for HipBackend {
                 .map(|l| l as u64)
                 .or(amd.private_segment_size.map(u64::from)),
             shared_stacks: defines_global(api, module, SHARED_STACKS_SYMBOL),
-            // Only a wave's leader lane runs frames (rt-amdgpu's start.rs).
-            stack_lanes: rt_common::protocol::AMD_FRAME_LANES,
+            // Every lane of a wave runs frames (gpu_lanes work: rt-amdgpu's hal.rs).
+            stack_lanes: rt_common::protocol::amd_frame_lanes(amd.lanes()),
         })
     }
 

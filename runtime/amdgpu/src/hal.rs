@@ -29,8 +29,11 @@ const NS_PER_SLEEP_UNIT: u32 = 32;
 // wave.
 unsafe impl<const WAVE: u32> Hal for AmdHal<WAVE> {
     const LANES: u32 = WAVE;
-    /// Only the leader runs frames (`start.rs`).
-    const PARALLEL_LANES: u32 = rt_common::protocol::AMD_FRAME_LANES;
+    /// Every lane runs frames: `gpu_lanes` work runs on the whole wave.
+    const PARALLEL_LANES: u32 = rt_common::protocol::amd_frame_lanes(WAVE);
+    /// The other lanes are masked off (`EXEC`) while the leader runs and
+    /// cannot wait at a barrier: lane work runs in `run_lanes`.
+    const LOCKSTEP_LANES: bool = true;
     const CLOCK_HZ: u64 = 100_000_000;
     const WAKES: bool = false;
 
@@ -146,7 +149,21 @@ unsafe impl<const WAVE: u32> Hal for AmdHal<WAVE> {
     /// Nothing: a sleeping wave wakes by itself (`s_sleep` is bounded).
     #[inline(always)]
     fn wake(_index: u32) {}
-    /// Frames live in global memory (shared stacks): switch the leader
+    /// `WAVE` when the code object has `gpu-ld`'s whole-wave call, 1 where
+    /// it has the runtime's fallback (see `crate::lanes`).
+    #[inline(always)]
+    fn lockstep_lanes() -> u32 {
+        // SAFETY: no preconditions.
+        unsafe { crate::lanes::__gpu_amd_wave_lanes() }
+    }
+    /// `gpu-ld`'s whole-wave call: `EXEC` saved, every lane on, `f(data,
+    /// lane)` on all of them at once, `EXEC` restored (`crate::lanes`).
+    #[inline(always)]
+    unsafe fn run_lanes(f: rt_common::lanes::LaneFn, data: *const u8) {
+        // SAFETY: the trait's contract.
+        unsafe { crate::lanes::__gpu_amd_wave_call(f, data) }
+    }
+    /// Frames live in global memory (shared stacks): switch the calling
     /// lane's stack pointer and limit to `stack` for the call.
     unsafe fn call_on_stack(entry: rt_common::threads::Entry, data: *mut u8, stack: *mut u8, len: usize) {
         // SAFETY: the trait's contract.

@@ -10,7 +10,7 @@
 //! target CPU: each HAL's `LANES` is a compile-time constant in its path.
 #![no_std]
 #![deny(unsafe_op_in_unsafe_fn)]
-#![cfg_attr(target_arch = "amdgpu", feature(abi_gpu_kernel, link_llvm_intrinsics, stdarch_amdgpu))]
+#![cfg_attr(target_arch = "amdgpu", feature(abi_gpu_kernel, link_llvm_intrinsics, stdarch_amdgpu, linkage))]
 #![cfg_attr(target_arch = "amdgpu", allow(internal_features))]
 
 /// What std's sys layer shares with the runtime beyond the `__gpu_std_*`
@@ -36,6 +36,8 @@ macro_rules! with_amd_hal {
 
 #[cfg(target_arch = "amdgpu")]
 pub mod hal;
+#[cfg(target_arch = "amdgpu")]
+pub mod lanes;
 #[cfg(target_arch = "amdgpu")]
 pub mod stack;
 #[cfg(target_arch = "amdgpu")]

@@ -2,9 +2,10 @@
 //! stack switch (`rt_common::stack` has the shared code and the contract;
 //! the linker's half is `toolchain/linker/src/shared_stack.rs`).
 //!
-//! Only a wave's leader lane runs frames (the others are masked off while it
-//! runs a thread: `Hal::PARALLEL_LANES` = 1), so each wave has one stack in
-//! `LaunchBlock::stacks`.
+//! Every lane of a wave runs frames (the leader its thread, the others
+//! `gpu_lanes` work: `Hal::PARALLEL_LANES` = the wave size), so each wave
+//! has the thread's stack and one 8 KiB stack per other lane in
+//! `LaunchBlock::stacks`, as on NVIDIA.
 
 use core::sync::atomic::AtomicPtr;
 

@@ -53,13 +53,12 @@ pub unsafe extern "gpu-kernel" fn __gpu_start(launch: *const LaunchBlock) {
 }
 
 /// Lane 0 of each wave runs the runtime ([`warp_main`]); the branch masks
-/// the other lanes off (`EXEC`), so they issue nothing until the wave ends.
-///
-/// Lane-parallel work (`gpu_lanes::for_each_lane`) therefore runs on lane 0
-/// only here (`Hal::PARALLEL_LANES` = 1): a wave's lanes share one program
-/// counter, so lanes masked off by the leader's branch cannot run while it
-/// does. Running the closure on the whole wave (re-enabling `EXEC` around the
-/// call, or whole-wave mode) is future work.
+/// the other lanes off (`EXEC`), so they issue nothing until the wave ends,
+/// except while lane 0 runs `gpu_lanes::for_each_lane` work: the whole-wave
+/// call (`crate::lanes`) turns them on for it. They hold nothing live here
+/// that it could clobber: only this function's frame, below the leader's,
+/// and values LLVM keeps across the call to `run_leader` (callee-saved
+/// registers, which the lane function saves and restores in every lane).
 ///
 /// # Safety
 /// As [`__gpu_start`], after the lane's stack is set up.
@@ -75,7 +74,7 @@ unsafe fn start_wave<H: Hal>(launch: *const LaunchBlock) {
 /// The leader lane's part of [`start_wave`]: the runtime ([`warp_main`]),
 /// out of line so that its frame is carved from the leader's stack alone.
 /// The whole wave runs `start_wave`'s prologue, and the other lanes have
-/// only the kernel's 2 KiB fallback stack.
+/// `LANE_STACK_BYTES` (8 KiB) of stack each.
 ///
 /// # Safety
 /// Once per wave, on its leader lane, with the kernel's launch block.

@@ -81,7 +81,7 @@
 //!     // runs f(data, lane) once for every lane in 0..__gpu_std_lane_count() of the
 //!     // caller's warp, concurrently where lane_count > 1; returns when all returned.
 //!     // data must be reachable from every lane (heap or static, not the stack).
-//! fn __gpu_std_lane_count() -> u32;      // NVIDIA 32; AMD and the CPU harness 1 (for now)
+//! fn __gpu_std_lane_count() -> u32;      // NVIDIA 32; AMD the wave size (1 without gpu-ld); the CPU harness its LANES
 //!
 //! // benchmarks
 //! fn __gpu_rt_host_call_nop();           // one OP_NOP host round trip with reply

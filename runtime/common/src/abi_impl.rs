@@ -145,16 +145,25 @@ pub unsafe fn write<H: Hal>(rt: &Runtime, fd: u32, ptr: *const u8, len: usize) -
 
 /// `__gpu_std_exit`.
 pub fn exit<H: Hal>(rt: &Runtime, code: i32) -> ! {
+    if H::LOCKSTEP_LANES {
+        lanes::on_one_lane::<H, _>(|| process::exit::<H>(rt, code))
+    }
     process::exit::<H>(rt, code)
 }
 
 /// `__gpu_std_abort`: exit code 134.
 pub fn abort<H: Hal>(rt: &Runtime) -> ! {
+    if H::LOCKSTEP_LANES {
+        lanes::on_one_lane::<H, _>(|| process::abort::<H>(rt, EXIT_ABORT))
+    }
     process::abort::<H>(rt, EXIT_ABORT)
 }
 
 /// `__gpu_std_panic_abort`: exit code 101.
 pub fn panic_abort<H: Hal>(rt: &Runtime) -> ! {
+    if H::LOCKSTEP_LANES {
+        lanes::on_one_lane::<H, _>(|| process::abort::<H>(rt, EXIT_PANIC))
+    }
     process::abort::<H>(rt, EXIT_PANIC)
 }
 

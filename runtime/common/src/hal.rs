@@ -36,6 +36,14 @@ pub unsafe trait Hal: 'static {
     /// Where it is > 1, the kernel entry must run [`crate::lanes::lane_loop`]
     /// on the non-leader lanes and `sync_lane` must be a real warp barrier.
     const PARALLEL_LANES: u32 = 1;
+    /// Whether lane-parallel work runs on the whole warp in one call,
+    /// [`Hal::run_lanes`], instead of being handed to lanes that wait at a
+    /// barrier ([`crate::lanes::lane_loop`]). True where the other lanes
+    /// cannot wait while the leader runs: AMD (a wave's lanes share one
+    /// program counter; `run_lanes` turns them on in `EXEC` for the call)
+    /// and the CPU harness (which runs the lanes one after another). Such
+    /// lanes run in lockstep and cannot wait for one another.
+    const LOCKSTEP_LANES: bool = false;
     /// Ticks per second of [`Hal::fixed_frequency_clock`].
     const CLOCK_HZ: u64;
     /// Whether [`Hal::wake`] does anything (then finishing threads look up
@@ -99,6 +107,26 @@ pub unsafe trait Hal: 'static {
         let _ = (stack, len);
         // SAFETY: the caller's contract.
         unsafe { entry(data) }
+    }
+    /// Where [`Hal::LOCKSTEP_LANES`]: the lanes [`Hal::run_lanes`] runs its
+    /// function on, `0..lockstep_lanes()` (1 where this code object cannot
+    /// run the other lanes: AMD code not linked by `gpu-ld`).
+    #[inline(always)]
+    fn lockstep_lanes() -> u32 {
+        1
+    }
+    /// Where [`Hal::LOCKSTEP_LANES`]: calls `f(data, lane)` on every lane
+    /// `0..lockstep_lanes()` of the calling warp, each lane with its own
+    /// stack and its own [`Hal::lane_id`], and returns when all have
+    /// returned. Called on the leader lane, with only it active.
+    ///
+    /// # Safety
+    /// `f(data, lane)` is sound to call on every lane (`data` in memory every
+    /// lane reaches: heap or static, not the caller's stack).
+    #[inline(always)]
+    unsafe fn run_lanes(f: crate::lanes::LaneFn, data: *const u8) {
+        // SAFETY: the caller's contract.
+        unsafe { f(data, 0) }
     }
     /// Hint that warp `index` may have work: GPUs do nothing (a sleeping warp
     /// wakes by itself within its sleep); the CPU harness unparks the thread.

@@ -28,13 +28,33 @@
 //! are visible to the lanes' relaxed loads after it, and everything `f`
 //! wrote on any lane is visible to the leader after the completion barrier.
 //!
-//! Elsewhere ([`Hal::PARALLEL_LANES`] = 1: AMD, the CPU harness) the other
-//! lanes cannot run while the leader runs: on AMD a wavefront's lanes share
-//! one program counter and the leader's branch has masked them off (EXEC);
-//! a whole-wave implementation (re-enabling EXEC for the call, or WWM) is
-//! future work. There `run` calls `f(data, 0)` on the leader and the lane
-//! count is 1, which keeps the one contract: `f` runs once for every lane
-//! index in `0..lane_count()`.
+//! Where the lanes cannot wait while the leader runs ([`Hal::LOCKSTEP_LANES`]:
+//! AMD, the CPU harness), [`run`] runs them all in one call instead,
+//! [`Hal::run_lanes`] ([`run_lockstep`]): on AMD a wavefront's lanes share
+//! one program counter and the leader's branch has masked the others off in
+//! `EXEC`, so they cannot spin at a barrier; the whole-wave call (linked in
+//! by `gpu-ld`, `toolchain/linker/src/amd_lanes.rs`) saves `EXEC`, turns
+//! every lane on, calls the lane entry on all of them at once with each
+//! lane's id, and restores `EXEC`. The CPU harness calls the entry for each
+//! lane in turn, with [`Hal::lane_id`] answering that lane. Everything
+//! around the call (nesting refused, the leader-only check, the command in
+//! the slot) is this module's, shared by both.
+//!
+//! ```text
+//! leader (run_lockstep)                 every lane, leader included (lockstep_entry)
+//!   lane_fn, lane_data = f, data
+//!   Hal::run_lanes(lockstep_entry, slot) ──▶ f, data = slot.lane_fn, lane_data
+//!                                           f(data, lane)
+//!                                           release fence
+//!   acquire fence  ◀── returns when every lane has returned
+//!   lane_fn = 0
+//! ```
+//!
+//! Where a code object cannot run the other lanes ([`Hal::lockstep_lanes`]
+//! = 1: AMD code linked without `gpu-ld`) or the HAL runs none
+//! ([`Hal::PARALLEL_LANES`] = 1 and no lockstep), `run` calls `f(data, 0)` on
+//! the leader and the lane count is 1, which keeps the one contract: `f`
+//! runs once for every lane index in `0..lane_count()`.
 
 use core::fmt::Write;
 
@@ -59,7 +79,14 @@ pub fn full_mask<H: Hal>() -> u64 {
 /// `__gpu_std_lane_count`: how many lanes [`run`] runs `f` on.
 #[inline]
 pub fn lane_count<H: Hal>() -> u32 {
-    H::PARALLEL_LANES
+    if H::LOCKSTEP_LANES { H::lockstep_lanes() } else { H::PARALLEL_LANES }
+}
+
+/// Whether lanes other than the leader may run code of this thread (and so
+/// must be kept out of per-thread runtime state).
+#[inline(always)]
+const fn lanes_may_run<H: Hal>() -> bool {
+    H::PARALLEL_LANES > 1 || H::LOCKSTEP_LANES
 }
 
 /// `__gpu_std_lanes_run`: runs `f(data, lane)` for every lane
@@ -71,6 +98,10 @@ pub fn lane_count<H: Hal>() -> u32 {
 /// concurrently on every lane (`data` reachable from all of them: heap or
 /// static memory, not the caller's stack).
 pub unsafe fn run<H: Hal>(rt: &Runtime, f: LaneFn, data: *const u8) {
+    if H::LOCKSTEP_LANES {
+        // SAFETY: the caller's contract.
+        return unsafe { run_lockstep::<H>(rt, f, data) };
+    }
     if H::PARALLEL_LANES <= 1 {
         // SAFETY: the caller's contract (lane 0 only).
         unsafe { f(data, 0) };
@@ -101,6 +132,54 @@ pub unsafe fn run<H: Hal>(rt: &Runtime, f: LaneFn, data: *const u8) {
     H::sync_lane(full_mask::<H>());
     // The lanes read lane_fn before the completion barrier: no race.
     me.lane_fn.store(0, Relaxed);
+}
+
+/// [`run`] where the lanes run in one call ([`Hal::LOCKSTEP_LANES`]).
+///
+/// # Safety
+/// As [`run`].
+unsafe fn run_lockstep<H: Hal>(rt: &Runtime, f: LaneFn, data: *const u8) {
+    if H::lockstep_lanes() <= 1 {
+        // SAFETY: the caller's contract (lane 0 only).
+        unsafe { f(data, 0) };
+        return;
+    }
+    // Every lane runs f: one of them calling for_each_lane stops here.
+    leader_only::<H>(rt, "gpu_lanes::for_each_lane");
+    let me = rt.my_slot::<H>();
+    // Nested on lane 0 (every other lane stopped above): `lane_fn` is
+    // non-zero exactly while a call runs.
+    if me.lane_fn.load(Relaxed) != 0 {
+        nested::<H>(rt);
+    }
+    me.lane_fn.store(f as usize, Relaxed);
+    me.lane_data.store(data as *mut u8, Relaxed);
+    // SAFETY: the entry reads the command just stored in our slot (global
+    // memory, reachable from every lane) and calls f as the caller allowed.
+    unsafe { H::run_lanes(lockstep_entry::<H>, me as *const Slot as *const u8) };
+    // Pairs with each lane's release fence: what f wrote on any lane is
+    // visible to the leader from here on.
+    H::fence_device_acquire();
+    me.lane_fn.store(0, Relaxed);
+}
+
+/// What every lane runs in [`run_lockstep`]: the command in the warp's
+/// slot (`slot`), then a release fence for the leader's acquire.
+///
+/// # Safety
+/// `slot` is the calling warp's slot, holding a command of [`run`]'s caller.
+unsafe extern "C" fn lockstep_entry<H: Hal>(slot: *const u8, lane: u32) {
+    // SAFETY: the caller's contract.
+    let slot = unsafe { &*(slot as *const Slot) };
+    let f = slot.lane_fn.load(Relaxed);
+    let data = slot.lane_data.load(Relaxed);
+    // SAFETY: the leader stored a `LaneFn` (as an address) and its data;
+    // `run`'s caller made f(data, lane) sound on every lane.
+    unsafe {
+        let f: LaneFn = core::mem::transmute::<usize, LaneFn>(f);
+        f(data, lane);
+    }
+    H::fence_device_release();
 }
 
 /// The warp's slot for a non-leader lane at kernel start, or `None` when the
@@ -161,10 +240,11 @@ pub unsafe fn lane_loop<H: Hal>(slot: &Slot, mut seen: u32) {
 /// Aborts the program (exit code 134, a message on stderr) if a non-leader
 /// lane calls a runtime function that uses per-thread state (heap cache,
 /// TLS, ring assembly, the slot's wait word): run concurrently with lane 0
-/// it would race. Free where lanes never run (`PARALLEL_LANES` = 1).
+/// it would race. Free where lanes never run (`PARALLEL_LANES` = 1 and no
+/// lockstep lanes).
 #[inline(always)]
 pub fn leader_only<H: Hal>(rt: &Runtime, what: &str) {
-    if H::PARALLEL_LANES > 1 {
+    if lanes_may_run::<H>() {
         let lane = H::lane_id();
         if lane != 0 {
             lane_misuse::<H>(rt, what, lane);
@@ -201,7 +281,68 @@ fn nested<H: Hal>(rt: &Runtime) -> ! {
 }
 
 /// Writes `msg` to stderr and aborts the program (exit code 134).
+///
+/// Lockstep lanes ([`Hal::LOCKSTEP_LANES`], AMD) may arrive here several at
+/// once (every lane of `f` calling `println!`): see [`on_one_lane`].
 pub(crate) fn abort_with<H: Hal>(rt: &Runtime, msg: &Msg) -> ! {
+    if H::LOCKSTEP_LANES {
+        on_one_lane::<H, _>(|| report_and_abort::<H>(rt, msg))
+    }
+    report_and_abort::<H>(rt, msg)
+}
+
+/// Runs `end` (which ends the program, and with it the wave) on one of the
+/// lanes that call this at once. Lockstep lanes ([`Hal::LOCKSTEP_LANES`],
+/// AMD) may arrive several at a time (every lane of `f` calling
+/// `process::exit`, or overflowing its stack) and cannot wait for one
+/// another, and the ring and the exit path are for one caller at a time.
+/// The lowest arriving lane runs `end` in a branch of its own, with only
+/// itself enabled; it ends the wave, so the others never go on.
+///
+/// The shape matters on AMD, where LLVM lays divergent branches out one
+/// after the other (seen in gfx90a disassembly): `if elected { end() }
+/// park` ran the park loop first (a hang), and a waterfall loop
+/// `loop { if elected { end(); break } }` had `end` moved out of the loop
+/// to its exit, where every lane arrives together. So `end` is called
+/// through an opaque pointer (the compiler cannot tell it does not return)
+/// in the body of a loop whose exit is uniform (a ballot): an ordinary
+/// if-then, run by the elected lane alone.
+///
+/// Callers test [`Hal::LOCKSTEP_LANES`] themselves and call `end`'s body
+/// directly otherwise, so that NVIDIA's code stays as it was (no closure).
+#[inline(always)]
+pub(crate) fn on_one_lane<H: Hal, F: FnOnce() -> core::convert::Infallible>(end: F) -> ! {
+    if H::LOCKSTEP_LANES {
+        fn call<F: FnOnce() -> core::convert::Infallible>(end: &mut Option<F>) {
+            if let Some(end) = end.take() {
+                match end() {}
+            }
+        }
+        let mut end = Some(end);
+        let call = crate::hal::out_of_line(call::<F> as fn(&mut Option<F>));
+        let mut done = false;
+        loop {
+            // Uniform: the lanes that still have to run `end`.
+            let pending = H::ballot(!done);
+            if pending == 0 {
+                break;
+            }
+            if H::lane_id() == pending.trailing_zeros() {
+                call(&mut end);
+                done = true;
+            }
+        }
+        // `end` does not return.
+        loop {
+            H::sleep_ns(MAX_WAIT_SLEEP_NS);
+        }
+    }
+    match end() {}
+}
+
+/// [`abort_with`] on the one lane that reports.
+#[inline(always)]
+fn report_and_abort<H: Hal>(rt: &Runtime, msg: &Msg) -> ! {
     let me = rt.me::<H>();
     if rt.ring().is_usable() {
         // Best effort: lane 0 may be writing through the same thread's

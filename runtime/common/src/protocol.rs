@@ -54,10 +54,12 @@ pub const ABI_VERSION: u32 = 4;
 /// the leader waits). rt-nvptx's `Hal::PARALLEL_LANES`; the launcher lays
 /// the stacks out with it and says so in [`LaunchBlock::stack_lanes`].
 pub const NVIDIA_FRAME_LANES: u32 = 32;
-/// Lanes of each AMD wavefront that run frames: the leader only (its other
-/// lanes are masked off under the leader's branch). rt-amdgpu's
-/// `Hal::PARALLEL_LANES`.
-pub const AMD_FRAME_LANES: u32 = 1;
+/// Lanes of each AMD wavefront that run frames: all of them, 64 (gfx9xx)
+/// or 32 (gfx10+), the wave size (`gpu_lanes` work turns them all on while
+/// the leader waits in the call). rt-amdgpu's `Hal::PARALLEL_LANES`.
+pub const fn amd_frame_lanes(wave: u32) -> u32 {
+    wave
+}
 
 /// Everything the device needs from the host, passed by address to the kernel.
 #[repr(C)]
@@ -103,13 +105,13 @@ pub struct LaunchBlock {
     /// block`; 0 is taken as 1. NVIDIA reads `%ntid` and checks this if set.
     pub block_warps: u32,
     /// Lanes per warp [`stacks`](Self::stacks) is laid out for
-    /// ([`NVIDIA_FRAME_LANES`], [`AMD_FRAME_LANES`]); the device checks it
+    /// ([`NVIDIA_FRAME_LANES`], [`amd_frame_lanes`]); the device checks it
     /// against its `Hal::PARALLEL_LANES` when `stacks` is set and refuses
     /// the launch on a mismatch (each lane would find another's stack).
     pub stack_lanes: u32,
     /// Device address of the lanes' stacks in global memory, laid out by
     /// [`lane_stack`] for the lanes that run frames (`Hal::PARALLEL_LANES`:
-    /// all 32 on NVIDIA, the leader on AMD), for code objects whose frames
+    /// all 32 on NVIDIA, the whole wave on AMD), for code objects whose frames
     /// live there (linked by `gpu-ld` with shared stacks); 0 for the others
     /// (their frames are in private memory, sized by the driver's stack
     /// limit).

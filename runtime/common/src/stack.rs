@@ -57,7 +57,7 @@ fn known_launch<'a>(launch: *const LaunchBlock) -> Option<&'a LaunchBlock> {
 
 /// `(bottom, bytes)` of the calling lane's region of `LaunchBlock::stacks`,
 /// if the launch has one and the lane runs frames (lane ids below
-/// [`Hal::PARALLEL_LANES`]; on AMD only the leader).
+/// [`Hal::PARALLEL_LANES`]: every lane on NVIDIA and AMD).
 fn lane_region<H: Hal>(launch: *const LaunchBlock) -> Option<(u64, u64)> {
     let lb = known_launch(launch)?;
     let lane = H::lane_id();

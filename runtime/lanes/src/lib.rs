@@ -26,7 +26,8 @@
 //! | target | [`lanes()`] | how `f` runs |
 //! |---|---|---|
 //! | NVIDIA (`target_os = "cuda"`) | 32 | concurrently, one call per lane of the warp |
-//! | AMD (`target_os = "amdhsa"`) | 1 | `f(0)` on lane 0 (see below) |
+//! | AMD (`target_os = "amdhsa"`), built by `gpurun build` / the `-std` target | 64 (gfx9xx), 32 (gfx11xx) | in lockstep, one call per lane of the wavefront (see below) |
+//! | AMD, rustc's built-in `amdgcn-amd-amdhsa` target, or another gfx | 1 | `f(0)` on lane 0 |
 //! | host | 1 | `f(0)` on the calling thread |
 //!
 //! The one contract everywhere: `f` is called once for every lane index in
@@ -36,9 +37,17 @@
 //!
 //! On AMD the other lanes of a wavefront share the leader's program counter
 //! and are masked off (`EXEC`) by the branch that runs the thread, so they
-//! cannot run while it does; running `f` on the whole wave (re-enabling
-//! `EXEC` around the call, or whole-wave mode) is future work, and until
-//! then `lanes()` honestly says 1.
+//! cannot wait for work as NVIDIA's lanes do. `for_each_lane` therefore
+//! runs `f` through a whole-wave call that the GPU linker (`gpu-ld`) links
+//! into the program: it saves `EXEC`, turns every lane on, calls `f` on all
+//! of them at once (each lane with its own lane id and its own 8 KiB
+//! stack), and restores `EXEC`. The lanes run in lockstep: a lane of `f`
+//! must never wait for another lane of the same call (a spin lock shared
+//! by the lanes would hang the wave). Code linked without `gpu-ld` (rustc's
+//! built-in `amdgcn-amd-amdhsa` target) has no such call and runs `f(0)`
+//! alone; `lanes()` then says 1. No AMD GPU has run this yet: it is shown
+//! by the code objects' disassembly and by the CPU harness, which runs the
+//! same lane logic with 64 and 32 lanes.
 //!
 //! # Why `'static` and a heap copy of the closure
 //! GPU stacks are per-lane private memory (NVIDIA `.local`, AMD scratch): an
@@ -79,8 +88,9 @@ mod sys {
     }
 }
 
-/// Lanes that [`for_each_lane`] runs its closure on: 32 on NVIDIA, 1 on
-/// AMD (for now) and on the host.
+/// Lanes that [`for_each_lane`] runs its closure on: 32 on NVIDIA, the wave
+/// size on AMD (64 on gfx9xx, 32 on gfx11xx; 1 without `gpu-ld`), 1 on the
+/// host.
 #[inline]
 pub fn lanes() -> usize {
     #[cfg(any(target_os = "cuda", target_os = "amdhsa"))]
@@ -95,7 +105,8 @@ pub fn lanes() -> usize {
 }
 
 /// Runs `f(lane)` once for every lane `0..lanes()` of the calling thread's
-/// warp, concurrently on NVIDIA, and returns when every call has returned.
+/// warp, concurrently on NVIDIA and in lockstep on AMD, and returns when
+/// every call has returned.
 ///
 /// `f` is moved to the heap so that every lane can reach it; it must be
 /// `'static` because a lane cannot read another lane's stack (see the

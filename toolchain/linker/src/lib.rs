@@ -31,6 +31,7 @@ use std::process::Command;
 
 use gpu_toolchain::protocol_names::KERNEL_ENTRY;
 
+pub mod amd_lanes;
 mod ar;
 pub mod call_stack;
 mod error;
@@ -304,6 +305,16 @@ pub fn link(args: &LinkArgs) -> Result<(), LinkError> {
 
     let linked = work.join("linked.bc");
     let mut link_args: Vec<OsString> = vec!["-o".into(), linked.clone().into()];
+    // amdgcn: the whole-wave call for gpu_lanes, first, so that its strong
+    // definitions replace the runtime's weak fallbacks ([`amd_lanes`]).
+    if args.target == Target::Amdgcn {
+        let cpu = args.target_cpu.clone().unwrap_or_else(|| args.target.default_cpu().into());
+        if let Some(module) = amd_lanes::ir(&cpu) {
+            let path = work.join("amd-lanes.ll");
+            fs::write(&path, module).map_err(LinkError::io("write", &path))?;
+            link_args.push(path.into());
+        }
+    }
     link_args.extend(modules.iter().map(|m| m.clone().into_os_string()));
     run(&bin.join("llvm-link"), &link_args)?;
 
@@ -338,7 +349,10 @@ pub fn link(args: &LinkArgs) -> Result<(), LinkError> {
     let llc = Llc { bin: &bin, work: &work, cpu: &cpu, opt_level };
     match args.target {
         Target::Nvptx => emit_ptx(&llc, rewritten, optimized, args.max_registers, output)?,
-        Target::Amdgcn => emit_amdgpu_code_object(&llc, llc.bitcode(rewritten.as_deref(), optimized)?, output)?,
+        Target::Amdgcn => {
+            let bitcode = llc.bitcode(rewritten.as_deref(), optimized)?;
+            emit_amdgpu_code_object(&llc, with_amd_whole_wave_call(&llc, bitcode)?, output)?
+        }
     }
     // `GPU_LD_KEEP=1` keeps the intermediate bitcode and PTX for inspection.
     if std::env::var_os("GPU_LD_KEEP").is_none() {
@@ -391,6 +405,17 @@ impl Llc<'_> {
         args.extend(["-o".into(), output.into(), bitcode.into()]);
         run(&self.bin.join("llc"), &args)
     }
+}
+
+/// amdgcn: `bitcode` with [`amd_lanes::asm_module`] linked in (after `opt`,
+/// which would refuse its assembly), where the target CPU has one.
+fn with_amd_whole_wave_call(llc: &Llc, bitcode: PathBuf) -> Result<PathBuf, LinkError> {
+    let Some(module) = amd_lanes::asm_module(llc.cpu) else { return Ok(bitcode) };
+    let asm = llc.work.join("amd-lanes-asm.ll");
+    fs::write(&asm, module).map_err(LinkError::io("write", &asm))?;
+    let out = llc.work.join("with-lanes.bc");
+    run(&llc.bin.join("llvm-link"), &["-o".into(), out.clone().into(), bitcode.into(), asm.into()])?;
+    Ok(out)
 }
 
 /// amdgcn: `llc` to an object, `rust-lld` to a shared object (what the HIP

@@ -9,10 +9,11 @@
 //! lane 0 adds them up. The variant `one_lane_per_thread` (GPU only) sums
 //! the same data on lane 0 alone: what a thread gets without the lane API.
 //!
-//! On AMD `gpu_lanes::lanes()` is 1 for now (see the gpu-lanes crate): the
-//! row is then a one-lane figure and says so in its `lanes` field. On the host
-//! the same code is the CPU's figure (every thread, vectorised by the
-//! compiler; `lanes()` is 1).
+//! On AMD `gpu_lanes::lanes()` is the wave size (64 on gfx90a/gfx942, 32 on
+//! gfx1100: the whole-wave call, see the gpu-lanes crate), so each worker
+//! sums with its whole wavefront; the row's `lanes` field says how many. On
+//! the host the same code is the CPU's figure (every thread, vectorised by
+//! the compiler; `lanes()` is 1).
 //!
 //! `GPU_BENCH_REDUCTION_MIB` overrides the size (for small machines).
 use gpu_benches::{Row, env_u64, on_gpu, parallelism, stamp};

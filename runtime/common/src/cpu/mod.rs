@@ -3,10 +3,20 @@
 //! # What a lane is on the CPU
 //! Each warp is one OS thread, and that thread *is the warp's leader lane*
 //! (lane 0). The other `LANES - 1` lanes are modelled as masked off, as they
-//! are on AMD while a thread runs: `lane_mask()` is `1`, `ballot(p)` is `p as
-//! u64`, `broadcast_value(v)` is `v`, `sync_lane` returns at once. `LANES`
-//! (32 or 64) is still the compile-time constant the launch block is
-//! checked against and the ABI dispatch uses, like `Wave64`/`Wave32`.
+//! are on AMD while a thread runs: `lane_mask()` is the calling lane's bit,
+//! `ballot(p)` is `p` at that bit, `broadcast_value(v)` is `v`, `sync_lane`
+//! returns at once. `LANES` (32 or 64) is the compile-time constant the
+//! launch block is checked against and the ABI dispatch uses, like
+//! `Wave64`/`Wave32`.
+//!
+//! Lane-parallel work runs as on AMD ([`Hal::LOCKSTEP_LANES`]): the
+//! runtime's `lanes::run_lockstep` (the same code the AMD build runs) calls
+//! [`Hal::run_lanes`], which calls the lane entry for lane `0`, `1`, ...,
+//! `LANES - 1` in turn on the warp's OS thread, with [`Hal::lane_id`]
+//! answering the lane being run: every lane runs once, and a runtime call
+//! from a lane other than 0 is refused as on a GPU. (AMD runs the lanes at
+//! once, in lockstep; the contract, once per lane and return after all, is
+//! the same.)
 //!
 //! Sleep: `< 1 µs` yields, longer sleeps `park_timeout` (so [`Hal::wake`]
 //! can cut them short: spawn wakes the new thread's warp, a finishing
@@ -49,6 +59,11 @@ pub fn set_ctx(ctx: WarpCtx) {
 }
 
 #[cfg(not(loom))]
+std::thread_local! { static LANE: Cell<u32> = const { Cell::new(0) }; }
+#[cfg(loom)]
+loom::thread_local! { static LANE: Cell<u32> = Cell::new(0); }
+
+#[cfg(not(loom))]
 std::thread_local! { static HEAP_STACK: Cell<(usize, usize)> = const { Cell::new((0, 0)) }; }
 
 /// The heap stack `(address, bytes)` the calling warp's thread was given
@@ -88,20 +103,22 @@ use loom::sync::atomic::{Ordering, fence};
 // monotonic; `end_program` never returns.
 unsafe impl<const LANES: u32> Hal for CpuHal<LANES> {
     const LANES: u32 = LANES;
+    /// Lane work runs in `run_lanes`, as on AMD.
+    const LOCKSTEP_LANES: bool = true;
     const CLOCK_HZ: u64 = 1_000_000_000;
     const WAKES: bool = true;
 
-    /// The OS thread is lane 0.
+    /// The OS thread is lane 0, except inside `run_lanes`: the lane it runs.
     fn lane_id() -> u32 {
-        0
+        LANE.with(|l| l.get())
     }
-    /// Only the leader lane is modelled.
+    /// One lane is modelled at a time: the calling one.
     fn lane_mask() -> u64 {
-        1
+        1 << Self::lane_id()
     }
     /// One active lane.
     fn ballot(pred: bool) -> u64 {
-        pred as u64
+        (pred as u64) << Self::lane_id()
     }
     /// One active lane: its own value.
     fn broadcast_value(value: u32) -> u32 {
@@ -162,6 +179,19 @@ unsafe impl<const LANES: u32> Hal for CpuHal<LANES> {
         // SAFETY: the trait's contract.
         unsafe { entry(data) };
         HEAP_STACK.with(|s| s.set((0, 0)));
+    }
+    /// Every lane.
+    fn lockstep_lanes() -> u32 {
+        LANES
+    }
+    /// `f(data, lane)` for each lane in turn, with `lane_id()` answering it.
+    unsafe fn run_lanes(f: crate::lanes::LaneFn, data: *const u8) {
+        for lane in 0..LANES {
+            LANE.with(|l| l.set(lane));
+            // SAFETY: the trait's contract.
+            unsafe { f(data, lane) };
+        }
+        LANE.with(|l| l.set(0));
     }
     /// Unparks warp `index`'s OS thread.
     fn wake(index: u32) {

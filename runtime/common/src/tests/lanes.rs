@@ -1,6 +1,9 @@
-//! Lane-parallel work (`crate::lanes`) on the CPU harness: the sequential
-//! contract (`PARALLEL_LANES` = 1) through the ABI, and the lane-0-only
-//! check with a HAL that claims to be lane 5 of a 32-lane parallel warp.
+//! Lane-parallel work (`crate::lanes`) on the CPU harness, with 32 and 64
+//! lanes: the lockstep path AMD runs (`run_lockstep`: every lane once
+//! through `Hal::run_lanes`, nesting refused, a runtime call from a lane
+//! other than 0 refused with a message), through the ABI; and the NVIDIA
+//! handoff's leader side with a HAL that claims to be lane 5 (or 0) of a
+//! 32-lane parallel warp.
 
 use std::boxed::Box;
 use std::string::ToString;
@@ -82,18 +85,99 @@ unsafe extern "C" fn count_lane(data: *const u8, lane: u32) {
     c[1].fetch_or(1 << lane, Relaxed);
 }
 
+/// Per-lane counters: `[calls, lanes seen (bits 0..64), lane ids seen]`.
+type Seen = ([AtomicU32; 2], [AtomicU32; 64]);
+
+fn new_seen() -> &'static Seen {
+    Box::leak(Box::new(([const { AtomicU32::new(0) }; 2], [const { AtomicU32::new(0) }; 64])))
+}
+
+unsafe extern "C" fn count_every_lane(data: *const u8, lane: u32) {
+    // SAFETY: `data` is the test's leaked `Seen`.
+    let (c, per) = unsafe { &*(data as *const Seen) };
+    c[0].fetch_add(1, Relaxed);
+    per[lane as usize].fetch_add(1, Relaxed);
+    // The lane the HAL says is running is the lane f was given.
+    assert_eq!(crate::cpu::CpuHal::<64>::lane_id(), lane);
+}
+
 fn lanes_run_is_once_per_lane(lanes: u32) {
-    run_ok(cfg(2, lanes), || {
+    run_ok(cfg(2, lanes), move || {
         // SAFETY: no preconditions.
         let n = unsafe { __gpu_std_lane_count() };
-        assert_eq!(n, 1, "the CPU harness runs lane work on lane 0 only");
-        let c: &'static [AtomicU32; 2] = Box::leak(Box::new([AtomicU32::new(0), AtomicU32::new(0)]));
+        assert_eq!(n, lanes, "every lane of the warp runs lane work");
+        let seen = new_seen();
         for _ in 0..3 {
-            // SAFETY: count_lane is sound on any lane with this data.
-            unsafe { __gpu_std_lanes_run(count_lane, c as *const _ as *const u8) };
+            // SAFETY: count_every_lane is sound on any lane with this data.
+            unsafe { __gpu_std_lanes_run(count_every_lane, seen as *const _ as *const u8) };
+            // Back on the leader: lane 0 again, and its runtime calls work.
+            assert_eq!(crate::cpu::CpuHal::<64>::lane_id(), 0);
+            leader_only::<Cpu64>(runtime(), "alloc");
         }
-        assert_eq!(c[0].load(Relaxed), 3 * n);
-        assert_eq!(c[1].load(Relaxed), 1);
+        assert_eq!(seen.0[0].load(Relaxed), 3 * n);
+        for (l, c) in seen.1.iter().enumerate() {
+            assert_eq!(c.load(Relaxed), if (l as u32) < n { 3 } else { 0 }, "lane {l}");
+        }
+        // The command is cleared after each call.
+        assert_eq!(runtime().my_slot::<Cpu64>().lane_fn.load(Relaxed), 0);
+        0
+    });
+}
+
+/// A runtime call (here `alloc` through the ABI) from a lane other than 0
+/// inside a lane run stops the program with a message naming the lane.
+fn std_call_from_a_lane_is_refused(lanes: u32) {
+    unsafe extern "C" fn alloc_on_every_lane(_: *const u8, _: u32) {
+        // SAFETY: a plain allocation; lane 0's succeeds, lane 1's aborts.
+        let p = unsafe { __gpu_std_alloc(16, 8) };
+        assert!(!p.is_null());
+    }
+    let out = run(cfg(2, lanes), || {
+        // SAFETY: alloc_on_every_lane ignores its data.
+        unsafe { __gpu_std_lanes_run(alloc_on_every_lane, core::ptr::null()) };
+        unreachable!("lane 1 allocated")
+    });
+    assert_eq!(out.exit, Some((OP_ABORT, EXIT_ABORT)));
+    let err = out.output(2);
+    assert!(err.contains("`alloc` called from lane 1 inside gpu_lanes::for_each_lane"), "{err}");
+}
+
+/// for_each_lane inside for_each_lane: refused with a message (lane 0 finds
+/// the outer command in its slot).
+fn nested_lane_run_is_refused(lanes: u32) {
+    unsafe extern "C" fn nest(_: *const u8, _: u32) {
+        // SAFETY: the same function, null data it never reads.
+        unsafe { __gpu_std_lanes_run(nest, core::ptr::null()) };
+    }
+    let out = run(cfg(2, lanes), || {
+        // SAFETY: nest ignores its data.
+        unsafe { __gpu_std_lanes_run(nest, core::ptr::null()) };
+        unreachable!()
+    });
+    assert_eq!(out.exit, Some((OP_ABORT, EXIT_ABORT)));
+    assert!(out.output(2).contains("called inside for_each_lane"), "{}", out.output(2));
+}
+
+/// Lanes of spawned threads run too, each warp on its own slot.
+fn lanes_of_spawned_threads(lanes: u32) {
+    unsafe extern "C" fn worker(data: *mut u8) {
+        for _ in 0..5 {
+            // SAFETY: count_every_lane is sound with this data.
+            unsafe { __gpu_std_lanes_run(count_every_lane, data as *const u8) };
+        }
+    }
+    run_ok(cfg(4, lanes), move || {
+        let seen = new_seen();
+        let hs: std::vec::Vec<i64> = (0..3)
+            // SAFETY: worker only uses the leaked counters.
+            .map(|_| unsafe { __gpu_std_spawn(0, worker, seen as *const _ as *mut u8) })
+            .collect();
+        for h in hs {
+            assert!(h >= 0, "spawn failed: {h}");
+            // SAFETY: a handle spawn returned, joined once.
+            unsafe { __gpu_std_join(h) };
+        }
+        assert_eq!(seen.0[0].load(Relaxed), 15 * lanes);
         0
     });
 }
@@ -164,6 +248,9 @@ fn leader_protocol_and_nesting(lanes: u32) {
 
 lanes_test!(
     lanes_run_is_once_per_lane,
+    std_call_from_a_lane_is_refused,
+    nested_lane_run_is_refused,
+    lanes_of_spawned_threads,
     leader_passes_the_check,
     other_lane_aborts_with_a_message,
     spawn_from_other_lane_aborts,
