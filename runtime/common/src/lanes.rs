@@ -108,17 +108,10 @@ pub unsafe fn run<H: Hal>(rt: &Runtime, f: LaneFn, data: *const u8) {
         return;
     }
     // A lane calling for_each_lane would hand a command to lanes that are
-    // busy running the outer one (and never reach the start barrier).
-    leader_only::<H>(rt, "gpu_lanes::for_each_lane");
-    let me = rt.my_slot::<H>();
-    // Nested on lane 0, the new command's barriers would pair with the outer
-    // call's barriers on the other lanes (bar.warp.sync does not tell them
-    // apart): refuse it. `lane_fn` is non-zero exactly while a call runs.
-    if me.lane_fn.load(Relaxed) != 0 {
-        nested::<H>(rt);
-    }
-    me.lane_fn.store(f as usize, Relaxed);
-    me.lane_data.store(data as *mut u8, Relaxed);
+    // busy running the outer one (and never reach the start barrier); nested
+    // on lane 0, the new command's barriers would pair with the outer call's
+    // barriers on the other lanes (bar.warp.sync does not tell them apart).
+    let me = post_command::<H>(rt, f, data);
     // Only the leader writes the generation: a plain increment.
     me.lane_gen
         .store(me.lane_gen.load(Relaxed).wrapping_add(1), Relaxed);
@@ -134,6 +127,20 @@ pub unsafe fn run<H: Hal>(rt: &Runtime, f: LaneFn, data: *const u8) {
     me.lane_fn.store(0, Relaxed);
 }
 
+/// Stores the command `f(data, lane)` in the caller's slot for its lanes,
+/// after refusing a call from a non-leader lane and a nested call (`lane_fn`
+/// is non-zero exactly while a call runs). Returns the slot.
+fn post_command<H: Hal>(rt: &Runtime, f: LaneFn, data: *const u8) -> &Slot {
+    leader_only::<H>(rt, "gpu_lanes::for_each_lane");
+    let me = rt.my_slot::<H>();
+    if me.lane_fn.load(Relaxed) != 0 {
+        nested::<H>(rt);
+    }
+    me.lane_fn.store(f as usize, Relaxed);
+    me.lane_data.store(data as *mut u8, Relaxed);
+    me
+}
+
 /// [`run`] where the lanes run in one call ([`Hal::LOCKSTEP_LANES`]).
 ///
 /// # Safety
@@ -144,16 +151,9 @@ unsafe fn run_lockstep<H: Hal>(rt: &Runtime, f: LaneFn, data: *const u8) {
         unsafe { f(data, 0) };
         return;
     }
-    // Every lane runs f: one of them calling for_each_lane stops here.
-    leader_only::<H>(rt, "gpu_lanes::for_each_lane");
-    let me = rt.my_slot::<H>();
-    // Nested on lane 0 (every other lane stopped above): `lane_fn` is
-    // non-zero exactly while a call runs.
-    if me.lane_fn.load(Relaxed) != 0 {
-        nested::<H>(rt);
-    }
-    me.lane_fn.store(f as usize, Relaxed);
-    me.lane_data.store(data as *mut u8, Relaxed);
+    // Every lane runs f: one of them calling for_each_lane stops here, and
+    // so does a nested call on lane 0.
+    let me = post_command::<H>(rt, f, data);
     // SAFETY: the entry reads the command just stored in our slot (global
     // memory, reachable from every lane) and calls f as the caller allowed.
     unsafe { H::run_lanes(lockstep_entry::<H>, me as *const Slot as *const u8) };
@@ -313,6 +313,9 @@ pub(crate) fn abort_with<H: Hal>(rt: &Runtime, msg: &Msg) -> ! {
 #[inline(always)]
 pub(crate) fn on_one_lane<H: Hal, F: FnOnce() -> core::convert::Infallible>(end: F) -> ! {
     if H::LOCKSTEP_LANES {
+        // Returns `()` on purpose (the loop below must not know `end` never
+        // returns), hence the code after `end()` that cannot run.
+        #[allow(unreachable_code)]
         fn call<F: FnOnce() -> core::convert::Infallible>(end: &mut Option<F>) {
             if let Some(end) = end.take() {
                 match end() {}
