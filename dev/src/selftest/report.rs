@@ -23,6 +23,24 @@ pub enum Stage<T> {
     Done(T),
 }
 
+impl<T> Stage<T> {
+    /// The stage's result, or `None` after writing to its report section
+    /// why there is none.
+    fn done_or_say_why(&self, s: &mut String) -> Option<&T> {
+        match self {
+            Stage::Done(t) => Some(t),
+            Stage::Skipped(why) => {
+                skipped(s, why);
+                None
+            }
+            Stage::Pending => {
+                skipped(s, "not finished");
+                None
+            }
+        }
+    }
+}
+
 /// One acceptance check, with the ends of its logs when it failed.
 #[derive(Debug)]
 pub struct CheckReport {
@@ -251,11 +269,7 @@ impl Report {
 
     fn acceptance_section(&self, s: &mut String) {
         let _ = writeln!(s, "## Acceptance suite\n");
-        let checks = match &self.acceptance {
-            Stage::Done(c) => c,
-            Stage::Skipped(why) => return skipped(s, why),
-            Stage::Pending => return skipped(s, "not finished"),
-        };
+        let Some(checks) = self.acceptance.done_or_say_why(s) else { return };
         let _ = writeln!(s, "| check | result | exit | seconds | command, or what failed |\n|---|---|---|---|---|");
         for c in checks {
             let r = &c.result;
@@ -287,11 +301,7 @@ impl Report {
 
     fn bench_section(&self, s: &mut String) {
         let _ = writeln!(s, "## Benchmark matrix\n");
-        let b = match &self.bench {
-            Stage::Done(b) => b,
-            Stage::Skipped(why) => return skipped(s, why),
-            Stage::Pending => return skipped(s, "not finished"),
-        };
+        let Some(b) = self.bench.done_or_say_why(s) else { return };
         let shown: Vec<&Map<String, Value>> = b.rows.iter().filter(|r| text(r, "status") == "measured" || row_failed(r)).collect();
         if shown.is_empty() {
             let _ = writeln!(s, "No row measured.\n");

@@ -59,16 +59,14 @@ impl Backoff {
             core::hint::spin_loop();
             #[cfg(loom)]
             H::sleep_ns(0); // loom needs every spin to yield
-        } else if self.warm_sleeps > 0 {
-            self.warm_sleeps -= 1;
-            H::sleep_ns(self.sleep_ns.min(self.max_sleep_ns));
-            self.sleep_ns = self.sleep_ns.saturating_mul(2).min(WARM_SLEEP_NS.min(self.max_sleep_ns.max(MIN_SLEEP_NS)));
         } else {
             H::sleep_ns(self.sleep_ns.min(self.max_sleep_ns));
-            self.sleep_ns = self
-                .sleep_ns
-                .saturating_mul(2)
-                .min(self.max_sleep_ns.max(MIN_SLEEP_NS));
+            let mut cap = self.max_sleep_ns.max(MIN_SLEEP_NS);
+            if self.warm_sleeps > 0 {
+                self.warm_sleeps -= 1;
+                cap = cap.min(WARM_SLEEP_NS);
+            }
+            self.sleep_ns = self.sleep_ns.saturating_mul(2).min(cap);
         }
     }
 

@@ -115,7 +115,7 @@ impl TlsKeys {
                     }
                     continue;
                 }
-                let v = get(me, i + 1);
+                let v = read_value(me, i);
                 if !v.is_null() {
                     write_value(me, i, core::ptr::null_mut());
                     // SAFETY: `word` is a destructor std registered for this
@@ -148,6 +148,14 @@ fn clear(me: &Slot, mut mask: u64) {
     }
 }
 
+/// Reads `me`'s value at index `i` plainly (see [`get`] for why).
+#[inline]
+fn read_value(me: &Slot, i: usize) -> *mut u8 {
+    // SAFETY: the slot's own cell; its owner (us) is its only writer while
+    // the key is live.
+    unsafe { me.tls[i].as_ptr().read() }
+}
+
 /// Writes `me`'s value at index `i` plainly (see [`get`] for why).
 #[inline]
 fn write_value(me: &Slot, i: usize, value: *mut u8) {
@@ -176,9 +184,7 @@ pub fn index(key: usize) -> Option<usize> {
 /// `thread_local!` access.
 #[inline]
 pub fn get(me: &Slot, key: usize) -> *mut u8 {
-    // SAFETY: the pointer is the slot's own cell; this thread is its only
-    // writer while the key is live.
-    index(key).map_or(core::ptr::null_mut(), |i| unsafe { me.tls[i].as_ptr().read() })
+    index(key).map_or(core::ptr::null_mut(), |i| read_value(me, i))
 }
 
 /// Sets the calling thread's value for `key` (ignored for an invalid key).
