@@ -12,7 +12,8 @@
 #                           scripts/gpu-link-ab.sh: private = frames in private memory
 #                           (GPU_PRIVATE_STACKS=1), sysscope = std atomics left at
 #                           system scope (GPU_SYSTEM_SCOPE=1), nodepth = recursion
-#                           without call-stack depth checks (GPU_NO_DEPTH_CHECKS=1)
+#                           without call-stack depth checks (GPU_NO_DEPTH_CHECKS=1), inlineN =
+#                           gpu-ld's whole-program inliner threshold N (GPU_INLINE_THRESHOLD=N)
 # Usage: [BENCH_IDS="spawn_join heap ..."] scripts/make-bench-bundle.sh [ARCH...]
 #   (default: sm_90, every benchmark program)
 # Run it after scripts/make-gpu-bundle.sh, which empties gpu-bundle/.
@@ -34,16 +35,17 @@ for arch in "${archs[@]}"; do
         for variant in ${AB_VARIANTS:-}; do
             case " ${AB_IDS:-$AB_DEFAULT_IDS} " in *" $id "*) ;; *) continue;; esac
             case $variant in
-                private) flag=GPU_PRIVATE_STACKS;;
-                sysscope) flag=GPU_SYSTEM_SCOPE;;
-                nodepth) flag=GPU_NO_DEPTH_CHECKS;;
+                private) setting=GPU_PRIVATE_STACKS=1;;
+                sysscope) setting=GPU_SYSTEM_SCOPE=1;;
+                nodepth) setting=GPU_NO_DEPTH_CHECKS=1;;
+                inline*) setting=GPU_INLINE_THRESHOLD=${variant#inline};;
                 *) echo "unknown AB variant $variant" >&2; exit 2;;
             esac
             # The linker's choice does not change cargo's fingerprint: touch
             # the source so the program is linked again, both times.
             mkdir -p "$B/$variant"
             touch "benches/programs/src/bin/$id.rs"
-            obj=$(env "$flag=1" $G build benches/programs --arch "$arch" --release --bin "$id" | tail -n 1)
+            obj=$(env "$setting" $G build benches/programs --arch "$arch" --release --bin "$id" | tail -n 1)
             gzip -9 -c "$obj" > "$B/$variant/$id-$arch.${obj##*.}.gz"
             touch "benches/programs/src/bin/$id.rs"
         done
