@@ -5,7 +5,8 @@
 #   <id>-<arch>.ptx.gz      benches/programs built for the GPU, one per benchmark,
 #                           gzipped (PTX is text of a few MB: the bundle must stay small)
 #   cpu/<id>                the same programs built for the host (the CPU column)
-#   native-src/             benches/native, compiled there with nvcc (scripts/gpu-bench.sh)
+#   native-src/             benches/native, compiled there with nvcc (scripts/gpu-bench.sh),
+#                           or with hipcc on AMD (gpurun-dev selftest --bundle)
 #   COMMIT                  the commit the results are tagged with
 #   <variant>/<id>-<arch>.ptx.gz  with AB_VARIANTS="private sysscope": the programs
 #                           AB_IDS (default: AB_DEFAULT_IDS below) linked another way, for
@@ -57,7 +58,7 @@ for id in $ids; do
     cp "target/bench-host/release/$id" "$B/cpu/"
     strip "$B/cpu/$id" 2>/dev/null || true
 done
-cp benches/native/*.cu benches/native/*.cuh "$B/native-src/"
+cp benches/native/*.cu benches/native/*.cuh benches/native/*.h "$B/native-src/"
 c=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 if [ "$c" != unknown ] && [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then c="$c-dirty"; fi
 echo "$c" > "$B/COMMIT"

@@ -6,6 +6,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-toolchain.sh
 cargo test --workspace --release
+# The native baselines' HIP twins (benches/native), compiled for gfx90a with
+# hipcc, build-only (no GPU needed; .ci/run installs Debian's hipcc). Without
+# hipcc it says SKIPPED and why.
+cargo test --release -p gpurun-dev --test native_hip -- --ignored --nocapture
 # The split PTX compile (launcher/src/cubin_cache.rs) on a real program, with
 # CUDA's ptxas and nvlink from PyPI (no GPU needed), where they can be had.
 if cuda_bin=$(bash scripts/install-cuda-tools.sh); then

@@ -68,7 +68,7 @@ __global__ void run(Queue* q, int producers) {
 static void bench(const char* id, int producers, Queue* q) {
     init<<<1, 256>>>(q);
     CK_LAUNCH();
-    run<<<1 + producers, 32>>>(q, producers);
+    run<<<1 + producers, WARP>>>(q, producers);
     CK_LAUNCH();
     u64 r[3];  // received, elapsed_ns, checksum
     CK(cudaMemcpy(r, &q->received, sizeof r, cudaMemcpyDeviceToHost));
@@ -80,6 +80,7 @@ static void bench(const char* id, int producers, Queue* q) {
 }
 
 int main() {
+    gpu_timer_init();
     Queue* q;
     CK(cudaMalloc(&q, sizeof(Queue)));
     bench("channel_1p1c", 1, q);

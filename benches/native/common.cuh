@@ -1,10 +1,12 @@
-// Shared by the native CUDA baselines of the benchmark matrix (BENCH.md).
+// Shared by the native baselines of the benchmark matrix (BENCH.md), CUDA
+// programs that also build for AMD with hipcc (gpu_portable.h maps them).
 // Each baseline is one executable that prints JSON rows on stdout, one per
 // line, in the row format of BENCH.md less what `gpurun-dev bench` adds itself
-// (backend "native-cuda", device, driver, clocks, commit, date).
+// (backend "native-cuda" or "native-hip", device, driver, clocks, commit, date).
 // Built with: nvcc -O3 -arch=sm_90 -std=c++17 -rdc=true X.cu -o X -lcudadevrt
+//        or:  hipcc --offload-arch=gfx90a -O3 -std=c++17 X.cu -o X
 #pragma once
-#include <cuda_runtime.h>
+#include "gpu_portable.h"
 
 #include <algorithm>
 #include <chrono>
@@ -37,15 +39,10 @@ typedef unsigned long long u64;
 const int SAMPLES = 10000;
 const int WARMUP = 100;
 
-// Nanoseconds, device-wide (ticks every 32 ns on H100).
-__device__ __forceinline__ u64 gtimer() {
-    u64 t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
-
-__device__ __forceinline__ unsigned lane_id() { return threadIdx.x & 31; }
-__device__ __forceinline__ unsigned global_warp() { return (blockIdx.x * blockDim.x + threadIdx.x) >> 5; }
+// gtimer(): nanoseconds, device-wide (gpu_portable.h). A "warp" here is
+// WARP lanes: a wavefront on AMD.
+__device__ __forceinline__ unsigned lane_id() { return threadIdx.x % WARP; }
+__device__ __forceinline__ unsigned global_warp() { return (blockIdx.x * blockDim.x + threadIdx.x) / WARP; }
 
 inline u64 host_ns() {
     return (u64)std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -60,7 +57,7 @@ inline int sm_count() {
     return n;
 }
 
-// Warps that can be resident at once for `kernel` in blocks of `block` threads.
+// Blocks of `kernel` (of `block` threads) that can be resident at once.
 template <typename K>
 inline int resident_blocks(K kernel, int block) {
     int per_sm = 0;

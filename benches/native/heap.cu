@@ -27,7 +27,7 @@ __global__ void churn(u64* counts, u64* times, unsigned* fails) {
 }
 
 static void bench(const char* variant, int blocks, int block, u64* counts, u64* times, unsigned* fails) {
-    int warps = blocks * block / 32;
+    int warps = blocks * block / WARP;
     CK(cudaMemset(fails, 0, sizeof(unsigned)));
     churn<<<blocks, block>>>(counts, times, fails);
     CK_LAUNCH();
@@ -42,15 +42,21 @@ static void bench(const char* variant, int blocks, int block, u64* counts, u64* 
 }
 
 int main() {
+    gpu_timer_init();
+#if defined(GPU_HIP)
+    // HIP's device malloc takes more memory from the host as its heap fills:
+    // there is no limit to raise (and HIP 5.2 has no hipDeviceSetLimit).
+#else
     CK(cudaDeviceSetLimit(cudaLimitMallocHeapSize, 256u << 20));
-    int blocks = resident_blocks(churn, 64);
+#endif
+    int blocks = resident_blocks(churn, 2 * WARP);
     int warps = blocks * 2;
     u64 *counts, *times;
     unsigned* fails;
     CK(cudaMalloc(&counts, warps * sizeof(u64)));
     CK(cudaMalloc(&times, warps * sizeof(u64)));
     CK(cudaMalloc(&fails, sizeof(unsigned)));
-    bench("1_thread", 1, 32, counts, times, fails);
-    bench("all_threads", blocks, 64, counts, times, fails);
+    bench("1_thread", 1, WARP, counts, times, fails);
+    bench("all_threads", blocks, 2 * WARP, counts, times, fails);
     return 0;
 }

@@ -16,6 +16,7 @@ __global__ void work(u64 iters, u64 seed, u64* out) {
 }
 
 int main() {
+    gpu_timer_init();
     const u64 iters = 10000000;
     u64* out;
     CK(cudaMalloc(&out, 2 * sizeof(u64)));

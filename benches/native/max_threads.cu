@@ -5,9 +5,9 @@
 __global__ void empty_kernel() {}
 
 int main() {
-    int one = resident_blocks(empty_kernel, 32), two = resident_blocks(empty_kernel, 64) * 2;
+    int one = resident_blocks(empty_kernel, WARP), two = resident_blocks(empty_kernel, 2 * WARP) * 2;
     row_value("max_threads", "", "threads", std::max(one, two),
               field("warps_1_warp_blocks", one) + field("warps_2_warp_blocks", two) + field("sms", sm_count()) +
-                  field("how", "cudaOccupancyMaxActiveBlocksPerMultiprocessor, empty kernel"));
+                  field("how", GPU_RT "OccupancyMaxActiveBlocksPerMultiprocessor, empty kernel"));
     return 0;
 }

@@ -1,5 +1,6 @@
 // Row 3 baselines: an atomicCAS spinlock (with __nanosleep backoff, the usual
-// CUDA idiom), lane 0 of each warp taking part, timed with %globaltimer:
+// CUDA idiom; s_sleep on AMD), lane 0 of each warp taking part, timed with
+// %globaltimer (the wall clock on AMD):
 //   mutex_uncontended: one warp, lock + unlock, mean of batches of 16;
 //   mutex_handoff:     two warps pass the lock by turns (as the Rust program);
 //   mutex_contended:   every resident warp acquires it 8 times.
@@ -12,7 +13,7 @@ const u64 GIVE_UP_NS = 20000000000ull;  // 20 s: report instead of hanging
 __device__ void lock(int* l) {
     unsigned ns = 8;
     while (atomicCAS(l, 0, 1) != 0) {
-        __nanosleep(ns);
+        gpu_sleep_ns(ns);
         if (ns < 256) ns *= 2;
     }
     __threadfence();
@@ -105,10 +106,11 @@ static Shared read(Shared* s) {
 }
 
 int main() {
+    gpu_timer_init();
     Shared* s;
     CK(cudaMalloc(&s, sizeof(Shared)));
-    const int block = 64;  // 2 warps per block reach 64 resident warps per SM
-    unsigned warps = (unsigned)resident_blocks(contended, block) * (block / 32);
+    const int block = 2 * WARP;  // 2 warps per block reach 64 resident warps per SM
+    unsigned warps = (unsigned)resident_blocks(contended, block) * (block / WARP);
     u64* out;
     size_t cap = std::max((size_t)2 * SAMPLES, (size_t)warps * ROUNDS);
     CK(cudaMalloc(&out, cap * sizeof(u64)));

@@ -2,6 +2,8 @@
 // flight per thread, warp shuffles, one partial per block summed on the host
 // in double (exact for the all-ones data). Timed with CUDA events, repeated
 // for at least one second; value = bytes read / kernel time, in GB/s (1e9).
+// On AMD a warp is a wavefront (64 lanes on CDNA), so the shuffles start at
+// WARP / 2 and a block of 256 has 4 partial sums, not 8.
 #include "common.cuh"
 
 const size_t BYTES = 4ull << 30;
@@ -24,13 +26,13 @@ __global__ void reduce(const float4* __restrict__ p, size_t n4, float* partial) 
     }
     for (; i < n4; i += stride) a += add4(p[i]);
     float s = (a + b) + (c + d);
-    for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffffu, s, o);
-    __shared__ float warp_sums[BLOCK / 32];
-    if ((threadIdx.x & 31) == 0) warp_sums[threadIdx.x >> 5] = s;
+    for (int o = WARP / 2; o > 0; o >>= 1) s += gpu_shfl_down(s, o);
+    __shared__ float warp_sums[BLOCK / 32];  // room for 32-lane warps, the narrowest
+    if (lane_id() == 0) warp_sums[threadIdx.x / WARP] = s;
     __syncthreads();
-    if (threadIdx.x < 32) {
-        s = threadIdx.x < BLOCK / 32 ? warp_sums[threadIdx.x] : 0.0f;
-        for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffffu, s, o);
+    if (threadIdx.x < WARP) {
+        s = threadIdx.x < BLOCK / WARP ? warp_sums[threadIdx.x] : 0.0f;
+        for (int o = WARP / 2; o > 0; o >>= 1) s += gpu_shfl_down(s, o);
         if (threadIdx.x == 0) partial[blockIdx.x] = s;
     }
 }
@@ -71,6 +73,6 @@ int main() {
     row_value("reduction", "", "GB/s", gbps,
               field("bytes", (long long)BYTES) + field("reps", reps) + field_bool("sum_correct", sum == (double)n) +
                   field("best_GBps", (long long)(BYTES / (best_ms * 1e6))) +
-                  field("how", "all lanes, float4 loads, shuffles, CUDA events"));
+                  field("how", "all lanes, float4 loads, shuffles, " GPU_API " events"));
     return 0;
 }

@@ -2,13 +2,14 @@
 // coarse and capped near 1 ms, so the loop re-sleeps until %globaltimer
 // passes the deadline). The error is time slept - d; long sleeps run in
 // several warps at once, as in the Rust program, for 10,000 samples each.
+// On AMD the sleep is s_sleep and the clock the wall clock (gpu_portable.h).
 #include "common.cuh"
 
 __device__ void sleep_for(u64 d) {
     u64 end = gtimer() + d, now;
     while ((now = gtimer()) < end) {
         u64 left = end - now;
-        __nanosleep(left > 1000000 ? 1000000u : (unsigned)left);
+        gpu_sleep_ns(left > 1000000 ? 1000000u : (unsigned)left);
     }
 }
 
@@ -23,6 +24,7 @@ __global__ void sleeps(u64 d, int per, u64* err) {
 }
 
 int main() {
+    gpu_timer_init();
     struct Case {
         const char* label;
         u64 d;
@@ -39,7 +41,7 @@ int main() {
         CK_LAUNCH();
         row_latency("sleep_accuracy", c.label, download(err, (size_t)c.warps * c.per),
                     field("requested_ns", (long long)c.d) + field("threads", c.warps) +
-                        field("measure", "time slept minus requested") + field("how", "__nanosleep loop"));
+                        field("measure", "time slept minus requested") + field("how", GPU_SLEEP " loop"));
     }
     return 0;
 }

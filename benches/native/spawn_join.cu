@@ -27,7 +27,7 @@ int main() {
         CK(cudaStreamSynchronize(st));
     });
     CK(cudaGetLastError());
-    row_latency("spawn_join", "launch_sync", launch, field("how", "empty kernel <<<1,32>>> + cudaStreamSynchronize"));
+    row_latency("spawn_join", "launch_sync", launch, field("how", "empty kernel <<<1,32>>> + " GPU_RT "StreamSynchronize"));
 
     cudaGraph_t graph;
     cudaGraphExec_t exec;
@@ -39,7 +39,7 @@ int main() {
         CK(cudaGraphLaunch(exec, st));
         CK(cudaStreamSynchronize(st));
     });
-    row_latency("spawn_join", "graph_sync", graphed, field("how", "one-kernel CUDA graph launch + cudaStreamSynchronize"));
+    row_latency("spawn_join", "graph_sync", graphed, field("how", "one-kernel " GPU_API " graph launch + " GPU_RT "StreamSynchronize"));
     CK(cudaGraphExecDestroy(exec));
     CK(cudaGraphDestroy(graph));
     CK(cudaStreamDestroy(st));

@@ -2,7 +2,20 @@
 // kernel stamps %globaltimer, launches a one-warp child into the fire-and-
 // forget stream and waits for the child's own stamp; a sample is the
 // difference. Needs -rdc=true -lcudadevrt (CUDA 12+ device runtime).
+//
+// HIP has no device-side launch (no dynamic parallelism: a kernel cannot
+// start another on AMD), so the AMD twin runs nothing and prints the row as
+// not run, saying why; a launch from the host is spawn_join's launch_sync.
 #include "common.cuh"
+
+#if defined(GPU_HIP)
+int main() {
+    row_not_run("wake_latency", "device_launch", "ns",
+                "HIP has no device-side launch (dynamic parallelism) on AMD; the host-side launch is spawn_join's "
+                "launch_sync row");
+    return 0;
+}
+#else
 
 __global__ void child(volatile u64* slot) {
     if (threadIdx.x == 0) *slot = gtimer();
@@ -52,3 +65,4 @@ int main() {
                 field("how", "device-side launch (cudaStreamFireAndForget) to the child's first instruction"));
     return 0;
 }
+#endif

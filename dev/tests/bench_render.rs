@@ -55,7 +55,9 @@ fn the_table_has_every_id_the_amd_text_and_the_verdicts() {
         assert!(md.contains(&format!("| `{id}` |")), "{id} missing from\n{md}");
     }
     assert!(md.contains("not run: no AMD hardware"));
-    assert!(md.contains("cargo run --release -p launcher --bin gpurun -- bench"));
+    // The fixture rows name an old command; the notes give today's, for both AMD columns.
+    assert!(md.contains(&format!("- GPU-AMD: not run: no AMD hardware — {}", gpurun_dev::bench::run::amd_note())), "{md}");
+    assert!(!md.contains("cargo run --release -p launcher --bin gpurun -- bench"));
     // The newest run (2026-01-02, 10 % slower than the first) is shown.
     let spawn = line(&md, "spawn_join", "");
     assert!(spawn.contains("1.65 µs / 3.30 µs"), "{spawn}");

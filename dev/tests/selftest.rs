@@ -1,7 +1,8 @@
 //! `gpurun-dev selftest --bundle` end to end, with a stand-in gpurun (it
-//! lists one H100, or none, and prints what the programs would) and
-//! stand-in CUDA tools, each run in an environment that says which tools
-//! exist: the report's contents, what it says was skipped, the exit codes.
+//! lists one H100, an MI250X, or none, and prints what the programs would)
+//! and stand-in CUDA and HIP tools, each run in an environment that says
+//! which tools exist: the report's contents, what it says was skipped, the
+//! exit codes.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -10,6 +11,8 @@ const DEV: &str = env!("CARGO_BIN_EXE_gpurun-dev");
 
 const H100: &str = r#"{"devices": [{"index": 0, "vendor": "nvidia", "name": "Fake H100", "arch": "sm_90",
   "compute_units": 132, "driver_version": 13000}], "drivers": []}"#;
+const MI250X: &str = r#"{"devices": [{"index": 0, "vendor": "amd", "name": "Fake MI250X", "arch": "gfx90a:sramecc+:xnack-",
+  "compute_units": 110, "driver_version": 50422}], "drivers": []}"#;
 const NO_GPU: &str = r#"{"devices": [], "drivers": [{"api": "CUDA", "library": null, "devices": 0,
   "error": "libcuda.so.1: cannot open shared object file"}]}"#;
 
@@ -25,7 +28,7 @@ devices)
     exit 0 ;;
 run)
     for a; do case $a in *.ptx|*.cubin|*.elf) obj=$a ;; esac; done
-    id=$(basename "$obj"); id=${id%-sm_90.*}
+    id=$(basename "$obj"); id=${id%-*}
     case $id in
     maths) echo "maths: 16 of 17 correct"; echo "gpurun: the note on stderr" >&2 ;;
     *) echo "{\"benchmark\":\"$id\",\"variant\":\"\",\"unit\":\"ns\",\"status\":\"measured\",\"p50\":1500,\"p99\":2500,\"max\":4000}" ;;
@@ -41,6 +44,16 @@ const FAKE_NVCC: &str = r#"#!/bin/sh
 while [ $# -gt 0 ]; do case $1 in -o) out=$2; shift ;; *.cu) src=$1 ;; esac; shift; done
 case $src in *broken.cu) echo "broken.cu(1): error: expected a declaration" >&2; exit 1 ;; esac
 printf '#!/bin/sh\necho %s\n' "'{\"benchmark\":\"spawn_join\",\"variant\":\"\",\"unit\":\"ns\",\"status\":\"measured\",\"p50\":900,\"p99\":1000,\"max\":1100}'" > "$out"
+chmod +x "$out"
+"#;
+
+/// hipcc: `-o OUT SOURCE`, its arguments kept in hipcc.args beside it; a
+/// baseline that prints a row.
+const FAKE_HIPCC: &str = r#"#!/bin/sh
+[ "$1" = --version ] && { echo "HIP version: 5.2.21153-0"; echo "Debian clang version 15.0.6"; exit 0; }
+echo "$@" >> "$(dirname "$0")/hipcc.args"
+while [ $# -gt 0 ]; do case $1 in -o) out=$2; shift ;; *.cu) src=$1 ;; esac; shift; done
+printf '#!/bin/sh\necho %s\n' "'{\"benchmark\":\"spawn_join\",\"variant\":\"\",\"unit\":\"ns\",\"status\":\"measured\",\"p50\":700,\"p99\":800,\"max\":900}'" > "$out"
 chmod +x "$out"
 "#;
 
@@ -158,7 +171,7 @@ fn a_passing_run_reports_the_machine_the_results_and_what_it_skipped() {
     has(&report, "| nvcc | not found |");
     has(&report, "- no ptxas (");
     has(&report, "- no nvcc (");
-    has(&report, "bench, 1 native-cuda row not run: no native baselines given");
+    has(&report, "bench, 1 native-cuda row not run: no nvcc (NVCC, PATH, CUDA_HOME, /usr/local/cuda/bin) to build benches/native with");
     has(&report, "bench, 1 amd row not run: no AMD hardware");
     has(&report, "exit code 0.");
     assert!(said.contains("report: "), "{said}");
@@ -187,6 +200,32 @@ fn found_tools_are_reported_with_their_versions_and_nvcc_builds_the_baselines() 
     assert_eq!(code, 1, "{report}");
     has(&report, "- nvcc failed on broken.cu: exit code 1: ");
     has(&report, "(broken.cu(1): error: expected a declaration)");
+}
+
+#[test]
+fn on_amd_hipcc_builds_the_native_hip_baselines_for_the_gpus_arch() {
+    let f = Fixture::new("amd");
+    let bundle = f.bundle();
+    std::fs::write(bundle.join("devices.json"), MI250X).unwrap();
+    std::fs::rename(bundle.join("maths-sm_90.ptx"), bundle.join("maths-gfx90a.elf")).unwrap();
+    std::fs::rename(bundle.join("bench/spawn_join-sm_90.ptx.gz"), bundle.join("bench/spawn_join-gfx90a.elf.gz")).unwrap();
+    // No hipcc: said, and the native-hip row says why.
+    let (code, report, said) = f.run(&["--skip-acceptance", "--bench-only", "spawn_join"]);
+    assert_eq!(code, 0, "{said}\n{report}");
+    has(&report, "- no hipcc (HIPCC, PATH, ROCM_PATH/bin, /opt/rocm/bin): the native HIP baselines (benches/native) were not built");
+    has(&report, "bench, 1 native-hip row not run: no hipcc (HIPCC, PATH, ROCM_PATH/bin, /opt/rocm/bin) to build benches/native with");
+
+    f.tool("hipcc", FAKE_HIPCC);
+    std::fs::remove_dir_all(f.dir.join("out")).unwrap();
+    std::fs::create_dir_all(f.dir.join("out")).unwrap();
+    let (code, report, said) = f.run(&["--skip-acceptance", "--bench-only", "spawn_join"]);
+    assert_eq!(code, 0, "{said}\n{report}");
+    has(&report, "| hipcc | HIP version: 5.2.21153-0; Debian clang version 15.0.6 (`");
+    has(&report, "| spawn_join | amd |  | 1500 | 2500 | 4000 |");
+    has(&report, "| spawn_join | native-hip |  | 700 | 800 | 900 |");
+    assert!(!report.contains("native-cuda"), "an AMD machine has no native CUDA rows:\n{report}");
+    let args = std::fs::read_to_string(f.dir.join("bin/hipcc.args")).unwrap();
+    assert!(args.starts_with("--offload-arch=gfx90a -O3 -std=c++17 -o ") && args.trim_end().ends_with("native-src/spawn_join.cu"), "{args}");
 }
 
 #[test]

@@ -5,6 +5,7 @@
 //! plot ([`svg`]). [`run`] is `gpurun-dev bench`.
 
 pub mod child;
+pub mod native;
 pub mod run;
 pub mod render;
 pub mod schema;

@@ -1,6 +1,7 @@
 //! `gpurun-dev bench`: runs the benchmark matrix (benches/BENCH.md) on this machine —
 //! for each benchmark our runtime on each GPU vendor, then the native
-//! baseline, then the same program on the host CPU, back to back — and
+//! baseline on each (built with nvcc, or hipcc on AMD: [`super::native`]),
+//! then the same program on the host CPU, back to back — and
 //! writes `OUT/<date>-<device>-<commit>.json`, then renders `OUT/README.md`
 //! and `OUT/latency.svg` from every result file there.
 //!
@@ -16,6 +17,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use anyhow::Context as _;
 use clap::Args;
 use super::child::{self, Outcome};
+use super::native::{self, Compiler};
 use super::spec::{self, How, Spec};
 use super::{render, schema, slug, utc_timestamp};
 use launcher::exit;
@@ -23,8 +25,17 @@ use serde_json::{Map, Value, json};
 
 use crate::Failure;
 
-/// What a ROCm user runs to fill the GPU-AMD column.
+/// What a ROCm user runs to fill both AMD columns: GPU-AMD (our runtime) and
+/// the native HIP baselines (benches/native built with hipcc, where found).
 pub const AMD_COMMAND: &str = "cargo run --release -p gpurun-dev -- bench";
+
+/// The note of a "no AMD hardware" row; the matrix shows the current one.
+pub fn amd_note() -> String {
+    format!(
+        "on a machine with a ROCm GPU, `{AMD_COMMAND}` fills this column and the native-hip baseline rows \
+         (benches/native built there with hipcc)"
+    )
+}
 
 #[derive(Args, Debug, Clone)]
 #[command(after_help = "Without --programs / --cpu, the programs of benches/programs are built first (this needs the \
@@ -40,9 +51,14 @@ pub struct BenchArgs {
     /// Prebuilt GPU programs, named <id>-<arch>.ptx or .cubin (NVIDIA; a cubin is taken first) or <id>-<arch>.elf (AMD)
     #[arg(long, value_name = "DIR")]
     pub programs: Option<PathBuf>,
-    /// Prebuilt native baselines (benches/native built with nvcc: spawn_join, mutex, channel, ...)
+    /// Prebuilt native CUDA baselines (benches/native built with nvcc: spawn_join, mutex, channel, ...;
+    /// default: built here with nvcc for the NVIDIA GPU found, where nvcc is found)
     #[arg(long, value_name = "DIR")]
     pub native: Option<PathBuf>,
+    /// Prebuilt native HIP baselines (benches/native built with hipcc for the AMD GPU's arch;
+    /// default: built here with hipcc, where hipcc is found)
+    #[arg(long, value_name = "DIR")]
+    pub native_hip: Option<PathBuf>,
     /// Prebuilt host builds of the same programs, named <id>
     #[arg(long, value_name = "DIR")]
     pub cpu: Option<PathBuf>,
@@ -109,8 +125,15 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<i32> {
         .flatten()
         .map(|g| (g.backend, gpu_programs(&ctx, &args, g)))
         .collect();
+    let wants_native = specs.iter().any(|s| s.native.is_some());
+    let natives: HashMap<&str, Result<PathBuf, String>> = [&ctx.amd, &ctx.nvidia]
+        .into_iter()
+        .flatten()
+        .filter(|_| wants_native)
+        .map(|g| (g.backend, native_programs(&args, g)))
+        .collect();
     let cpu_programs = host_programs(&args);
-    let mut native_runs: HashMap<&str, Result<Outcome, String>> = HashMap::new();
+    let mut native_runs: NativeRuns = HashMap::new();
 
     // Written again after every benchmark: a run cut short keeps what it measured.
     let path = result_path(&ctx, &args.out)?;
@@ -125,7 +148,7 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<i32> {
                 None => rows.push(not_run(&ctx, s, "nvidia", "no NVIDIA hardware")),
             }
         }
-        rows.extend(run_native(&ctx, &args, s, &mut native_runs));
+        rows.extend(run_native(&ctx, s, &natives, &mut native_runs));
         rows.extend(run_cpu(&ctx, s, &cpu_programs));
         write_results(&path, &rows)?;
     }
@@ -267,7 +290,7 @@ pub fn cpu_model() -> String {
 fn not_run(ctx: &Context, s: &Spec, backend: &str, reason: &str) -> Map<String, Value> {
     let (device, driver) = match backend {
         "cpu" | "native-cpu" => (ctx.cpu_device.clone(), ctx.cpu_driver.clone()),
-        "amd" => ctx.amd.as_ref().map_or(("none".into(), "none".into()), |g| (g.device.clone(), g.driver.clone())),
+        "amd" | "native-hip" => ctx.amd.as_ref().map_or(("none".into(), "none".into()), |g| (g.device.clone(), g.driver.clone())),
         _ => ctx.nvidia.as_ref().map_or(("none".into(), "none".into()), |g| (g.device.clone(), g.driver.clone())),
     };
     let mut r = Map::new();
@@ -281,7 +304,7 @@ fn not_run(ctx: &Context, s: &Spec, backend: &str, reason: &str) -> Map<String, 
 
 fn no_amd(ctx: &Context, s: &Spec) -> Map<String, Value> {
     let mut r = not_run(ctx, s, "amd", "no AMD hardware");
-    r.insert("note".into(), format!("on a machine with a ROCm GPU, `{AMD_COMMAND}` fills this column").into());
+    r.insert("note".into(), amd_note().into());
     r
 }
 
@@ -448,29 +471,51 @@ fn process_start(
     vec![r]
 }
 
-/// The native baseline of `s` (each executable runs once; several ids share one).
+/// Each native baseline's one run, by (row backend, executable).
+type NativeRuns = HashMap<(&'static str, &'static str), Result<Outcome, String>>;
+
+/// The native baseline of `s` on each GPU found: native-hip rows on AMD,
+/// native-cuda rows on NVIDIA (each executable runs once; several ids
+/// share one). Without a GPU, one native-cuda row says so.
 fn run_native(
     ctx: &Context,
-    args: &BenchArgs,
     s: &Spec,
-    cache: &mut HashMap<&'static str, Result<Outcome, String>>,
+    natives: &HashMap<&str, Result<PathBuf, String>>,
+    cache: &mut NativeRuns,
 ) -> Vec<Map<String, Value>> {
+    if s.native.is_none() {
+        return Vec::new();
+    }
+    let gpus: Vec<&Gpu> = [&ctx.amd, &ctx.nvidia].into_iter().flatten().collect();
+    if gpus.is_empty() {
+        return vec![not_run(ctx, s, Compiler::Nvcc.row_backend(), "no NVIDIA hardware")];
+    }
+    let mut rows = Vec::new();
+    for gpu in gpus {
+        let dir = natives.get(gpu.backend).cloned().unwrap_or_else(|| Err("no native baselines".into()));
+        rows.extend(run_native_on(ctx, s, gpu, dir, cache));
+    }
+    rows
+}
+
+fn run_native_on(ctx: &Context, s: &Spec, gpu: &Gpu, dir: Result<PathBuf, String>, cache: &mut NativeRuns) -> Vec<Map<String, Value>> {
     let Some(name) = s.native else { return Vec::new() };
-    let b = "native-cuda";
-    let Some(gpu) = &ctx.nvidia else { return vec![not_run(ctx, s, b, "no NVIDIA hardware")] };
-    let Some(dir) = &args.native else {
-        return vec![not_run(ctx, s, b, "no native baselines given (--native DIR; scripts/gpu-bench.sh builds them)")];
+    let compiler = Compiler::for_gpu(gpu.backend);
+    let b = compiler.row_backend();
+    let dir = match dir {
+        Ok(d) => d,
+        Err(why) => return vec![not_run(ctx, s, b, &why)],
     };
     let exe = dir.join(name);
     if !exe.exists() {
-        return vec![not_run(ctx, s, b, &format!("no native baseline {} (did nvcc fail?)", exe.display()))];
+        return vec![not_run(ctx, s, b, &format!("no native baseline {} (did {} fail?)", exe.display(), compiler.name()))];
     }
     let limit = ctx.limit + Duration::from_secs(30);
     let clocks = clocks(gpu);
     let mut rows = if s.how == How::ProcessStart {
         process_start(ctx, s, b, || Command::new(&exe), limit)
     } else {
-        let o = cache.entry(name).or_insert_with(|| {
+        let o = cache.entry((b, name)).or_insert_with(|| {
             let o = run(Command::new(&exe), limit);
             progress(&format!("{b} {name}"), &o);
             o
@@ -550,6 +595,33 @@ fn gpu_programs(ctx: &Context, args: &BenchArgs, gpu: &Gpu) -> Result<PathBuf, S
         }
     }
     Ok(dir)
+}
+
+/// The folder of `gpu`'s native baselines: --native (NVIDIA) or --native-hip
+/// (AMD), else benches/native built here with nvcc or hipcc for its arch;
+/// or why there is none.
+fn native_programs(args: &BenchArgs, gpu: &Gpu) -> Result<PathBuf, String> {
+    let compiler = Compiler::for_gpu(gpu.backend);
+    let given = if compiler == Compiler::Hipcc { &args.native_hip } else { &args.native };
+    if let Some(d) = given {
+        return Ok(d.clone());
+    }
+    let repo = gpu_toolchain::Paths::from_env().repo;
+    let src = repo.join("benches/native");
+    let flag = compiler.option();
+    if !src.is_dir() {
+        return Err(format!("no native baselines given ({flag} DIR) and no benches/native to build"));
+    }
+    let Some(cc) = compiler.find_here() else {
+        return Err(format!("no {} ({}) to build benches/native with; or pass {flag} DIR", compiler.name(), compiler.lookup()));
+    };
+    let out = repo.join("target/bench-native").join(&gpu.arch);
+    std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    log(&format!("building benches/native with {} for {} (pass {flag} to use prebuilt ones)", cc.display(), gpu.arch));
+    for problem in native::compile_all(compiler, &cc, &src, &gpu.arch, &out) {
+        log(&format!("  {problem}"));
+    }
+    Ok(out)
 }
 
 /// The folder of the host programs: --cpu, or benches/programs built here.

@@ -299,7 +299,9 @@ pub fn bench_md() -> String {
          \"not run: no AMD hardware\" is a value, never a blank), **GPU-NVIDIA** (our runtime, an H100 here), \
          **CPU** (`std::thread` on the same machine's host) and the **native baseline** (the vendor's usual \
          way to do the same job, measured in the same run). Every GPU row is an ordinary Rust `std` program \
-         (`benches/programs`), every baseline a CUDA program (`benches/native`). Latencies are p50, p99 and max \
+         (`benches/programs`), every baseline a CUDA C++ program (`benches/native`), built with nvcc on NVIDIA \
+         (`native-cuda` rows) and with hipcc on AMD (`native-hip` rows; `wake_latency`'s says not run: HIP has \
+         no device-side launch). Latencies are p50, p99 and max \
          over at least 10,000 samples; rates a value over at least a second. Ratios matter more than times on \
          shared machines: the baseline and ours run in the same script, back to back.\n\n\
          | id | what | native baseline | goal on the H100 |\n|---|---|---|---|\n",

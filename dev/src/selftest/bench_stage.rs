@@ -1,21 +1,18 @@
 //! The benchmark matrix from a bench bundle (`scripts/make-bench-bundle.sh`,
 //! in `BUNDLE/bench`): the programs unpacked for the arch tested, the native
-//! CUDA baselines compiled with nvcc where there is one (as
-//! `scripts/gpu-bench.sh` does), then `gpurun-dev bench` as a child, its
-//! output logged, its result rows read back for the report.
+//! baselines compiled for it where the vendor's compiler is found (nvcc on
+//! NVIDIA, as `scripts/gpu-bench.sh` does; hipcc on AMD), then `gpurun-dev
+//! bench` as a child, its output logged, its result rows read back for the
+//! report.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-use std::time::Duration;
 
 use serde_json::{Map, Value};
 
 use super::report::{BenchReport, Stage, TAIL_LINES, tail};
 use super::{fresh_dir, run_logged};
-use crate::bench::child;
-
-/// Longest nvcc may take on one baseline.
-const NVCC_LIMIT: Duration = Duration::from_secs(240);
+use crate::bench::native::{self, Compiler};
 
 pub struct BenchRun<'a> {
     pub bundle: &'a Path,
@@ -24,8 +21,9 @@ pub struct BenchRun<'a> {
     pub dev: &'a Path,
     pub arch: &'a str,
     pub work: &'a Path,
-    /// Where the native baselines are compiled, if they are (an NVIDIA GPU and nvcc).
-    pub nvcc: Option<&'a Path>,
+    /// The compiler of the native baselines for this GPU, if found (nvcc
+    /// for NVIDIA, hipcc for AMD), and its path.
+    pub native: Option<(Compiler, &'a Path)>,
     pub only: Option<&'a str>,
     pub timeout: u64,
 }
@@ -45,17 +43,17 @@ impl BenchRun<'_> {
             Ok(_) => {}
             Err(e) => problems.push(e),
         }
-        let native = self.nvcc.map(|nvcc| {
+        let native = self.native.map(|(compiler, path)| {
             let out = fresh_dir(&self.work.join("native"));
-            problems.extend(compile_native(nvcc, &dir.join("native-src"), self.arch, &out));
-            out
+            problems.extend(native::compile_all(compiler, path, &dir.join("native-src"), self.arch, &out));
+            (compiler.option(), out)
         });
         // Fresh: the one result file there is this run's.
         let results = fresh_dir(&self.work.join("bench-results"));
         let mut cmd = Command::new(self.dev);
         cmd.arg("bench").arg("--programs").arg(&programs).arg("--cpu").arg(dir.join("cpu"));
-        if let Some(n) = &native {
-            cmd.arg("--native").arg(n);
+        if let Some((option, dir)) = &native {
+            cmd.arg(option).arg(dir);
         }
         cmd.arg("--out").arg(&results).arg("--timeout").arg(self.timeout.to_string()).arg("--gpurun").arg(self.gpurun);
         if let Some(id) = self.only {
@@ -114,34 +112,6 @@ fn unpack(dir: &Path, arch: &str, to: &Path) -> Result<usize, String> {
         n += 1;
     }
     Ok(n)
-}
-
-/// The native baselines compiled at once, as `scripts/gpu-bench.sh` does;
-/// one line per failure.
-fn compile_native(nvcc: &Path, src: &Path, arch: &str, out: &Path) -> Vec<String> {
-    let sources: Vec<PathBuf> = match std::fs::read_dir(src) {
-        Ok(d) => d.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "cu")).collect(),
-        Err(e) => return vec![format!("no native baselines to compile: cannot list {}: {e}", src.display())],
-    };
-    std::thread::scope(|scope| {
-        let jobs: Vec<_> = sources.iter().map(|f| scope.spawn(move || compile_one(nvcc, f, arch, out))).collect();
-        jobs.into_iter().filter_map(|j| j.join().unwrap_or_else(|_| Some("an nvcc job panicked".into()))).collect()
-    })
-}
-
-fn compile_one(nvcc: &Path, source: &Path, arch: &str, out: &Path) -> Option<String> {
-    let name = source.file_stem()?.to_string_lossy().into_owned();
-    let mut cmd = Command::new(nvcc);
-    cmd.args(["-O3", &format!("-arch={arch}"), "-std=c++17", "-rdc=true", "-o"]).arg(out.join(&name)).arg(source).arg("-lcudadevrt");
-    match child::run(cmd, NVCC_LIMIT) {
-        Ok(o) => {
-            let failure = o.failure(NVCC_LIMIT)?;
-            let error = o.stderr_tail.iter().find(|l| l.contains("error")).map_or(String::new(), |l| format!(" ({})", l.trim()));
-            let _ = std::fs::remove_file(out.join(&name));
-            Some(format!("nvcc failed on {name}.cu: {failure}{error}; its native rows say not run"))
-        }
-        Err(e) => Some(format!("cannot run {}: {e}", nvcc.display())),
-    }
 }
 
 /// The result file `gpurun-dev bench` wrote in `dir` (a fresh folder: the only one).

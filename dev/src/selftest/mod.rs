@@ -24,6 +24,7 @@ use clap::Args;
 
 use crate::Failure;
 use crate::acceptance::{CHECKS, Suite, Verdict};
+use crate::bench::native::Compiler;
 use crate::bench::run::Gpu;
 use crate::bench::{slug, spec};
 use bench_stage::BenchRun;
@@ -176,7 +177,8 @@ impl Run {
         // The bundle's gpurun-dev: this executable may have been rebuilt (replaced) by the build.
         let dev = bundle.join("gpurun-dev");
         let dev = if dev.is_file() { dev } else { std::env::current_exe()? };
-        let nvcc = self.report.facts.tool("nvcc").and_then(|t| t.path.clone()).filter(|_| gpu.backend == "nvidia");
+        let compiler = Compiler::for_gpu(gpu.backend);
+        let native = self.report.facts.tool(compiler.name()).and_then(|t| t.path.clone());
         let arch = self.arch();
         let run = BenchRun {
             bundle,
@@ -184,7 +186,7 @@ impl Run {
             dev: &dev,
             arch: &arch,
             work: &self.work,
-            nvcc: nvcc.as_deref(),
+            native: native.as_deref().map(|p| (compiler, p)),
             only: self.args.bench_only.as_deref(),
             timeout: self.args.bench_timeout,
         };
@@ -271,25 +273,20 @@ fn report_stem(out: &Path, date: &str, gpu: Option<&Gpu>) -> String {
 pub fn tool_notes(facts: &Facts, gpu: &Gpu) -> Vec<String> {
     let mut notes = Vec::new();
     let missing = |name: &str| facts.tool(name).is_none();
-    if gpu.backend == "nvidia" {
-        if missing("ptxas") {
-            notes.push(
-                "no ptxas (GPURUN_PTXAS, PATH, CUDA_HOME, /usr/local/cuda/bin): gpurun's ahead-of-launch PTX compile \
-                 (its cubin cache) was not exercised; the CUDA driver's JIT compiled each PTX at load instead (slower first loads)"
-                    .into(),
-            );
-        }
-        if missing("nvcc") {
-            notes.push(
-                "no nvcc (NVCC, PATH, CUDA_HOME, /usr/local/cuda/bin): the native CUDA baselines (benches/native) \
-                 were not built; their bench rows say not run"
-                    .into(),
-            );
-        }
-    } else {
-        let hipcc = if missing("hipcc") { "no hipcc, and " } else { "" };
+    if gpu.backend == "nvidia" && missing("ptxas") {
+        notes.push(
+            "no ptxas (GPURUN_PTXAS, PATH, CUDA_HOME, /usr/local/cuda/bin): gpurun's ahead-of-launch PTX compile \
+             (its cubin cache) was not exercised; the CUDA driver's JIT compiled each PTX at load instead (slower first loads)"
+                .into(),
+        );
+    }
+    let compiler = Compiler::for_gpu(gpu.backend);
+    if missing(compiler.name()) {
+        let vendor = if compiler == Compiler::Hipcc { "HIP" } else { "CUDA" };
         notes.push(format!(
-            "native HIP baselines: {hipcc}benches/native has none yet (CUDA only); the AMD rows compare with the host CPU only"
+            "no {} ({}): the native {vendor} baselines (benches/native) were not built; their bench rows say not run",
+            compiler.name(),
+            compiler.lookup()
         ));
     }
     notes
@@ -424,8 +421,9 @@ mod tests {
         let notes = tool_notes(&facts(&["ptxas"]), &nvidia);
         assert!(matches!(&notes[..], [n] if n.starts_with("no nvcc") && n.contains("native CUDA baselines")), "{notes:?}");
         let amd = gpu("amd", "gfx90a");
-        assert!(tool_notes(&facts(&[]), &amd)[0].contains("no hipcc, and benches/native has none yet"));
-        assert!(!tool_notes(&facts(&["hipcc"]), &amd)[0].contains("no hipcc"));
+        let notes = tool_notes(&facts(&[]), &amd);
+        assert!(matches!(&notes[..], [n] if n.starts_with("no hipcc (HIPCC, PATH, ROCM_PATH/bin, /opt/rocm/bin)") && n.contains("native HIP baselines")), "{notes:?}");
+        assert!(tool_notes(&facts(&["hipcc"]), &amd).is_empty());
     }
 
     #[test]

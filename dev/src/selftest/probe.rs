@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use crate::bench::native::Compiler;
 use crate::bench::run::{Gpu, cpu_model, list_gpus};
 use crate::bench::utc_timestamp;
 
@@ -104,15 +105,13 @@ fn output_of(cmd: &mut Command) -> Result<String, String> {
 /// The tools the report lists, found or not.
 fn tools() -> Vec<Tool> {
     let env = |v: &str| std::env::var_os(v).filter(|s| !s.is_empty());
-    let cuda = cuda_dirs(&env);
-    let rocm: Vec<PathBuf> = env("ROCM_PATH").map(|r| PathBuf::from(r).join("bin")).into_iter().chain([PathBuf::from("/opt/rocm/bin")]).collect();
     let found = [
         ("rustc", find("RUSTC", "rustc", &[], &env)),
         // The ptxas gpurun itself compiles PTX with (its cubin cache).
         ("ptxas", launcher::cubin_cache::find_ptxas()),
-        ("nvcc", find("NVCC", "nvcc", &cuda, &env)),
+        ("nvcc", Compiler::Nvcc.find(&env)),
         ("nvidia-smi", find("NVIDIA_SMI", "nvidia-smi", &[], &env)),
-        ("hipcc", find("HIPCC", "hipcc", &rocm, &env)),
+        ("hipcc", Compiler::Hipcc.find(&env)),
     ];
     found
         .into_iter()
@@ -125,13 +124,6 @@ fn tools() -> Vec<Tool> {
             Tool { name, path, version }
         })
         .collect()
-}
-
-/// `$CUDA_HOME/bin`, `$CUDA_PATH/bin`, `/usr/local/cuda/bin`: where the
-/// CUDA tools are when they are not on `PATH` (as `gpurun` looks for ptxas).
-fn cuda_dirs(env: &dyn Fn(&str) -> Option<OsString>) -> Vec<PathBuf> {
-    let homes = ["CUDA_HOME", "CUDA_PATH"].into_iter().filter_map(env).map(|h| PathBuf::from(h).join("bin"));
-    homes.chain([PathBuf::from("/usr/local/cuda/bin")]).collect()
 }
 
 /// `$VAR` if set (a path that is not a file: none), else `name` on `PATH`,
