@@ -14,7 +14,8 @@
 #                           (GPU_PRIVATE_STACKS=1), sysscope = std atomics left at
 #                           system scope (GPU_SYSTEM_SCOPE=1), nodepth = recursion
 #                           without call-stack depth checks (GPU_NO_DEPTH_CHECKS=1), inlineN =
-#                           gpu-ld's whole-program inliner threshold N (GPU_INLINE_THRESHOLD=N)
+#                           gpu-ld's whole-program inliner threshold N (GPU_INLINE_THRESHOLD=N),
+#                           maxstackN = its largest inlined frame (GPU_INLINE_MAX_STACK=N)
 # Usage: [BENCH_IDS="spawn_join heap ..."] scripts/make-bench-bundle.sh [ARCH...]
 #   (default: sm_90, every benchmark program)
 # Run it after scripts/make-gpu-bundle.sh, which empties gpu-bundle/.
@@ -40,6 +41,7 @@ for arch in "${archs[@]}"; do
                 sysscope) setting=GPU_SYSTEM_SCOPE=1;;
                 nodepth) setting=GPU_NO_DEPTH_CHECKS=1;;
                 inline*) setting=GPU_INLINE_THRESHOLD=${variant#inline};;
+                maxstack*) setting=GPU_INLINE_MAX_STACK=${variant#maxstack};;
                 *) echo "unknown AB variant $variant" >&2; exit 2;;
             esac
             # The linker's choice does not change cargo's fingerprint: touch

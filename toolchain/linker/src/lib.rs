@@ -46,6 +46,17 @@ pub mod split;
 /// overflow handler that [`shared_stack`] refers to after optimization.
 pub const ALWAYS_EXPORTED: &[&str] = &[KERNEL_ENTRY, shared_stack::SLOT_SYMBOL, shared_stack::OVERFLOW_SYMBOL];
 
+/// The largest stack frame (bytes) of a function the whole-program `opt` may
+/// inline into its callers; `GPU_INLINE_MAX_STACK=N` changes it. Frames live
+/// in global memory here ([`shared_stack`]), and a big callee's frame inlined
+/// into a caller is paid on every path through the caller: regex-automata's
+/// `meta::strategy::new` took 11 KB of configuration structs that way, and
+/// was the slowest function for ptxas in real-crates. At 1024 that part
+/// compiled in 10.1 s instead of 13.9 s, and all 16 parts in 107 s of CPU
+/// instead of 128 (ptxas 13.0 on 2 cores); the benchmark rows did not move
+/// (see the commit that set it).
+pub const INLINE_MAX_STACK: u64 = 1024;
+
 /// Default cap on the kernel's registers per lane. Uncapped, the runtime's
 /// kernel takes 255 on sm_90, so an H100 holds 8 thread warps per SM; at 64
 /// it holds 32 per SM (4,224 threads) and single-thread code was measured
@@ -344,6 +355,11 @@ pub fn link(args: &LinkArgs) -> Result<(), LinkError> {
     if let Some(n) = inline_threshold {
         opt_args.push(format!("-inline-threshold={n}").into());
     }
+    let max_stack = match std::env::var("GPU_INLINE_MAX_STACK") {
+        Ok(v) => v.trim().parse::<u64>().map_err(|_| LinkError::Usage(format!("GPU_INLINE_MAX_STACK must be a number, not `{v}`")))?,
+        Err(_) => INLINE_MAX_STACK,
+    };
+    opt_args.push(format!("-inline-max-stacksize={max_stack}").into());
     opt_args.extend(["-o".into(), optimized.clone().into(), linked.into()]);
     run(&bin.join("opt"), &opt_args)?;
     let flag = |name: &str| std::env::var(name).is_ok_and(|v| v == "1");
