@@ -20,10 +20,7 @@ WORK=${LOAD_WORK:-/tmp/gpu-load}
 export PATH=$PATH:/usr/local/cuda/bin
 rm -rf "$WORK" && mkdir -p "$WORK" "$RES"
 G=$B/gpurun
-device=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
-driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -n 1)
-commit=$(cat "$B/COMMIT" 2>/dev/null || echo unknown)
-date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+. "$(dirname "$0")/gpu-facts.sh"
 rows=$WORK/rows.jsonl
 : > "$rows"
 row() { # benchmark variant program seconds status [extra json]; load.json is rewritten each time

@@ -19,10 +19,7 @@ ROUNDS=${3:-2}
 WORK=/tmp/gpu-size-ab
 export PATH=$PATH:/usr/local/cuda/bin
 rm -rf "$WORK" && mkdir -p "$WORK" "$RES"
-device=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
-driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -n 1)
-commit=$(cat "$B/COMMIT" 2>/dev/null || echo unknown)
-date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+. "$(dirname "$0")/gpu-facts.sh"
 rows=$WORK/rows.jsonl
 : > "$rows"
 now() { date +%s.%N; }
