@@ -36,6 +36,10 @@ pub fn render_dir(dir: &Path) -> Result<String, String> {
         let list = v.as_array().ok_or_else(|| format!("{}: not a list of rows", p.display()))?;
         rows.extend(list.iter().cloned());
     }
+    // Newest last, by the rows' own dates (a file's name says little): the
+    // table shows each cell's newest row. The sort is stable, so rows of
+    // one date keep their files' order.
+    rows.sort_by(|a, b| text(a, "date").cmp(text(b, "date")));
     Ok(render(&rows))
 }
 
@@ -129,6 +133,20 @@ pub fn render(rows: &[Value]) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_newest_row_by_date_wins_whatever_the_file_names() {
+        let dir = std::env::temp_dir().join(format!("size-load-dates-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let row = |bytes: u64, date: &str| {
+            json!([{"benchmark": "build", "variant": "default", "program": "p", "seconds": 1.0, "ptx_bytes": bytes, "commit": "c", "date": date, "host": "2 cores"}])
+        };
+        std::fs::write(dir.join("a-newer.json"), row(111, "2026-11-24T13:00:00Z").to_string()).unwrap();
+        std::fs::write(dir.join("b-older.json"), row(999, "2026-11-24T01:00:00Z").to_string()).unwrap();
+        let table = render_dir(&dir).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(table.contains("| p | default | 111 |"), "{table}");
+    }
 
     #[test]
     fn rows_land_in_their_cells() {
