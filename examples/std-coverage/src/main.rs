@@ -612,6 +612,23 @@ fn channels(c: &mut Checks) {
         "third try_send refused",
     );
 
+    // A sender blocked on a full channel sees the receiver go (on GPUs it
+    // polls for room rather than being woken).
+    let (tx, rx) = mpsc::sync_channel::<u8>(1);
+    let h = thread::spawn(move || {
+        let first = tx.send(1);
+        let blocked = tx.send(2);
+        (first, blocked)
+    });
+    thread::sleep(Duration::from_millis(10));
+    drop(rx);
+    let (first, blocked) = h.join().unwrap();
+    c.check(
+        "mpsc::sync_channel: a blocked send fails when the receiver goes",
+        first.is_ok() && blocked.is_err(),
+        format!("{first:?}, {blocked:?}"),
+    );
+
     let (_tx, rx) = mpsc::channel::<u8>();
     let r = rx.recv_timeout(Duration::from_millis(5));
     c.check(
