@@ -348,17 +348,11 @@ pub fn link(args: &LinkArgs) -> Result<(), LinkError> {
         format!("-internalize-public-api-list={}", keep.join(",")).into(),
         format!("-mcpu={cpu}").into(),
     ];
-    let inline_threshold = match (args.inline_threshold, std::env::var("GPU_INLINE_THRESHOLD")) {
-        (_, Ok(v)) => Some(v.trim().parse::<u32>().map_err(|_| LinkError::Usage(format!("GPU_INLINE_THRESHOLD must be a number, not `{v}`")))?),
-        (n, Err(_)) => n,
-    };
+    let inline_threshold = env_number::<u32>("GPU_INLINE_THRESHOLD")?.or(args.inline_threshold);
     if let Some(n) = inline_threshold {
         opt_args.push(format!("-inline-threshold={n}").into());
     }
-    let max_stack = match std::env::var("GPU_INLINE_MAX_STACK") {
-        Ok(v) => v.trim().parse::<u64>().map_err(|_| LinkError::Usage(format!("GPU_INLINE_MAX_STACK must be a number, not `{v}`")))?,
-        Err(_) => INLINE_MAX_STACK,
-    };
+    let max_stack = env_number("GPU_INLINE_MAX_STACK")?.unwrap_or(INLINE_MAX_STACK);
     opt_args.push(format!("-inline-max-stacksize={max_stack}").into());
     opt_args.extend(["-o".into(), optimized.clone().into(), linked.into()]);
     run(&bin.join("opt"), &opt_args)?;
@@ -467,10 +461,19 @@ fn emit_amdgpu_code_object(llc: &Llc, bitcode: PathBuf, output: &Path) -> Result
 /// `GPU_LD_JOBS` (1: one `llc`), else one per core (at most 8) from
 /// [`SPLIT_MIN_IR_BYTES`] up.
 fn codegen_jobs(ir_bytes: usize) -> Result<usize, LinkError> {
-    match std::env::var("GPU_LD_JOBS") {
-        Ok(v) => v.trim().parse::<usize>().map(|n| n.max(1)).map_err(|_| LinkError::Usage(format!("GPU_LD_JOBS must be a number, not `{v}`"))),
-        Err(_) if ir_bytes < SPLIT_MIN_IR_BYTES => Ok(1),
-        Err(_) => Ok(std::thread::available_parallelism().map_or(1, |n| n.get()).min(8)),
+    Ok(match env_number::<usize>("GPU_LD_JOBS")? {
+        Some(n) => n.max(1),
+        None if ir_bytes < SPLIT_MIN_IR_BYTES => 1,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()).min(8),
+    })
+}
+
+/// The number in environment variable `name`, if it is set; a value that is
+/// not one is a usage error that names the variable.
+fn env_number<T: std::str::FromStr>(name: &str) -> Result<Option<T>, LinkError> {
+    match std::env::var(name) {
+        Ok(v) => v.trim().parse().map(Some).map_err(|_| LinkError::Usage(format!("{name} must be a number, not `{v}`"))),
+        Err(_) => Ok(None),
     }
 }
 
@@ -513,10 +516,9 @@ fn emit_ptx(llc: &Llc, rewritten: Option<String>, optimized: PathBuf, max_regist
         (None, rewritten) => llc.ptx(&llc.bitcode(rewritten.as_deref(), optimized)?, "out")?,
     };
     let (mut ptx, _fixed) = ptx_fixup::fix_local_cas(&ptx);
-    let regs = match (max_registers, std::env::var("GPU_NVPTX_MAX_REGISTERS")) {
-        (Some(n), _) => n,
-        (None, Ok(v)) => v.trim().parse().map_err(|_| LinkError::Usage(format!("GPU_NVPTX_MAX_REGISTERS must be a number, not `{v}`")))?,
-        (None, Err(_)) => DEFAULT_MAX_REGISTERS,
+    let regs = match max_registers {
+        Some(n) => n,
+        None => env_number("GPU_NVPTX_MAX_REGISTERS")?.unwrap_or(DEFAULT_MAX_REGISTERS),
     };
     if regs != 0 {
         // Not every link has the kernel (a cdylib of device functions).
