@@ -28,8 +28,6 @@ row() { # benchmark variant program seconds status [extra json]; load.json is re
         "$1" "$2" "$3" "$4" "$5" "$device" "$driver" "$commit" "$date" "$ARCH" "${6:-}" >> "$rows"
     python3 -c 'import json,sys; print(json.dumps([json.loads(l) for l in open(sys.argv[1])], indent=1))' "$rows" > "$RES/load.json"
 }
-now() { date +%s.%N; }
-since() { awk "BEGIN{printf \"%.2f\", $(now) - $1}"; }
 
 # 1. ptxas on every PTX, all at once (16 cores), each bounded (SKIP_WHOLE=1: not).
 for f in $(cd "$B" && find . -name '*.ptx.gz' | sort); do

@@ -22,7 +22,6 @@ rm -rf "$WORK" && mkdir -p "$WORK" "$RES"
 . "$(dirname "$0")/gpu-facts.sh"
 rows=$WORK/rows.jsonl
 : > "$rows"
-now() { date +%s.%N; }
 for f in $(cd "$B/load" && find . -name '*.ptx.gz' | sort); do
     v=$(dirname "$f" | sed 's|^\./||'); n=$(basename "$f" .ptx.gz)
     mkdir -p "$WORK/$v" && gunzip -c "$B/load/$f" > "$WORK/$v/$n.ptx"
@@ -39,7 +38,7 @@ for n in $programs; do
                 t=$(now)
                 GPURUN_CACHE_DIR=$WORK/cache timeout 300 "$B/gpurun" run "$f" > "$WORK/$v.$n.out" 2> "$WORK/$v.$n.err"
                 rc=$?
-                s=$(awk "BEGIN{printf \"%.2f\", $(now) - $t}")
+                s=$(since "$t")
                 same=null
                 [ -e "$B/load/$n.expected" ] && { cmp -s "$B/load/$n.expected" "$WORK/$v.$n.out" && same=true || same=false; }
                 bytes=$(stat -c %s "$f")
