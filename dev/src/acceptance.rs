@@ -116,7 +116,7 @@ pub const CHECKS: &[Check] = &[
         .expect(&[(StderrHas("sleeps-forever"), "timeout report names the sleeping thread"), (StderrHas("waits-for-lock"), "... and the blocked one")]),
     check("fault", Compiled("fault"), 5).expect(&[(StdoutHas("printed before the fault"), "output before the fault kept")]),
     check("exit-code", Compiled("exit-code"), 7),
-    check("maths", Compiled("maths"), 0).expect(&[(StdoutLine("maths: 17 of 17 correct"), "f32/f64 maths correct")]),
+    check("maths", Compiled("maths"), 0).expect(&[(StdoutLine("maths: 27 of 27 correct"), "f32/f64 maths and 128-bit integer conversions correct")]),
     // rayon, crossbeam-channel, parking_lot, serde_json and regex, unmodified,
     // at the default stacks: the GPU's output must be the host's.
     check("real-crates", Compiled("real-crates"), 0).expect(&[(StdoutIsFile("real-crates"), "real-crates output equals the host's")]),
@@ -551,15 +551,15 @@ mod tests {
         std::fs::write(dir.join("maths-sm_90.ptx"), "").unwrap();
         // A stand-in gpurun: prints one line and exits 3.
         let fake = dir.join("gpurun");
-        std::fs::write(&fake, "#!/bin/sh\necho 'maths: 16 of 17 correct'\nexit 3\n").unwrap();
+        std::fs::write(&fake, "#!/bin/sh\necho 'maths: 26 of 27 correct'\nexit 3\n").unwrap();
         std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
         let s = Suite { gpurun: fake, ..suite(&dir, "sm_90") };
         let maths = CHECKS.iter().find(|c| c.name == "maths").unwrap();
         let r = s.run(maths);
         assert_eq!(r.exit, Some(3));
         assert!(matches!(&r.verdicts[0], Verdict::Fail(m) if m.contains("exit code 3, expected 0")), "{:?}", r.verdicts);
-        assert!(matches!(&r.verdicts[1], Verdict::Fail(m) if m.contains("maths: 17 of 17 correct")), "{:?}", r.verdicts);
-        assert_eq!(std::fs::read_to_string(dir.join("maths.out")).unwrap(), "maths: 16 of 17 correct\n");
+        assert!(matches!(&r.verdicts[1], Verdict::Fail(m) if m.contains("maths: 27 of 27 correct")), "{:?}", r.verdicts);
+        assert_eq!(std::fs::read_to_string(dir.join("maths.out")).unwrap(), "maths: 26 of 27 correct\n");
         let skipped = s.run(CHECKS.iter().find(|c| c.name == "panic").unwrap());
         assert!(matches!(&skipped.verdicts[..], [Verdict::Skip(_)]));
         assert_eq!(skipped.exit, None);

@@ -30,7 +30,7 @@ run)
     for a; do case $a in *.ptx|*.cubin|*.elf) obj=$a ;; esac; done
     id=$(basename "$obj"); id=${id%-*}
     case $id in
-    maths) echo "maths: 16 of 17 correct"; echo "gpurun: the note on stderr" >&2 ;;
+    maths) echo "maths: 26 of 27 correct"; echo "gpurun: the note on stderr" >&2 ;;
     *) echo "{\"benchmark\":\"$id\",\"variant\":\"\",\"unit\":\"ns\",\"status\":\"measured\",\"p50\":1500,\"p99\":2500,\"max\":4000}" ;;
     esac ;;
 esac
@@ -235,10 +235,10 @@ fn failures_exit_1_and_the_report_keeps_their_logs() {
     let (code, report, said) = f.run(&["--only", "maths", "--bench-only", "spawn_join"]);
     assert_eq!(code, 1, "{said}\n{report}");
     has(&report, "# gpurun selftest: FAIL — Fake H100");
-    has(&report, "- acceptance `maths`: f32/f64 maths correct: no stdout line `maths: 17 of 17 correct`");
+    has(&report, "- acceptance `maths`: f32/f64 maths and 128-bit integer conversions correct: no stdout line `maths: 27 of 27 correct`");
     has(&report, "| maths | **FAIL** | 0 |");
     has(&report, "### `maths` failed");
-    has(&report, "stdout (its end):\n\n````\nmaths: 16 of 17 correct\n````");
+    has(&report, "stdout (its end):\n\n````\nmaths: 26 of 27 correct\n````");
     has(&report, "stderr (its end):\n\n````\ngpurun: the note on stderr\n````");
     has(&report, "- bench `spawn_join` (cpu): not run: failed: exit code 1: boom");
     has(&report, "exit code 1.");

@@ -37,6 +37,7 @@ pub mod call_stack;
 mod error;
 pub use error::LinkError;
 pub mod device_scope;
+pub mod int128_float;
 pub mod ptx_fixup;
 pub mod shared_stack;
 pub mod split;
@@ -363,7 +364,7 @@ pub fn link(args: &LinkArgs) -> Result<(), LinkError> {
     // ([`call_stack`]); `GPU_NO_DEPTH_CHECKS=1` leaves them out.
     let depth_checks = args.target == Target::Nvptx && !flag("GPU_NO_DEPTH_CHECKS");
     let passes = Passes { share: !private, device_scope, depth_checks };
-    let rewritten = if private && !device_scope && !depth_checks { None } else { rewrite_ir(&bin, &work, &optimized, args.target, passes)? };
+    let rewritten = rewrite_ir(&bin, &work, &optimized, args.target, passes)?;
     let llc = Llc { bin: &bin, work: &work, cpu: &cpu, opt_level };
     match args.target {
         Target::Nvptx => emit_ptx(&llc, rewritten, optimized, args.max_registers, output)?,
@@ -422,7 +423,7 @@ impl Llc<'_> {
     /// `llc` of `bitcode` to `NAME.ptx`, read back.
     fn ptx(&self, bitcode: &Path, name: &str) -> Result<String, LinkError> {
         let ptx = self.work.join(format!("{name}.ptx"));
-        self.compile(bitcode, &ptx, &[])?;
+        self.compile(bitcode, &ptx, int128_float::LLC_NVPTX_ARGS)?;
         fs::read_to_string(&ptx).map_err(LinkError::io("read", &ptx))
     }
 
@@ -565,6 +566,10 @@ fn rewrite_ir(bin: &Path, work: &Path, optimized: &Path, target: Target, passes:
             eprintln!("gpu-ld: call-stack depth checks in {} recursive functions", checked.len());
         }
         ir = guarded;
+        changed = true;
+    }
+    if let Some(converted) = int128_float::rewrite(&ir) {
+        ir = converted;
         changed = true;
     }
     if device_scope {
