@@ -66,6 +66,8 @@
 //! fn __gpu_std_futex_wait(addr: *const u32, expected: u32, timeout_ns: u64) -> bool;
 //!     // returns false on timeout; u64::MAX = no timeout; spurious wakeups allowed
 //! fn __gpu_std_futex_wake(addr: *const u32, count: u32) -> bool;   // u32::MAX = all
+//! fn __gpu_std_poll_wait(ready: unsafe extern "C" fn(*const u8) -> bool, data: *const u8, timeout_ns: u64) -> bool;
+//!     // sleep-polls ready(data) as futex_wait polls its word; false on timeout
 //!
 //! // thread-local keys (sys::thread_local): per-thread slot table
 //! fn __gpu_std_tls_create(dtor: Option<unsafe extern "C" fn(*mut u8)>) -> usize;  // usize::MAX: none left

@@ -211,6 +211,21 @@ pub unsafe fn futex_wait<H: Hal>(
     futex::wait::<H>(rt, word, expected, timeout_ns)
 }
 
+/// `__gpu_std_poll_wait`.
+///
+/// # Safety
+/// `ready(data)` may be called, on the calling thread, until this returns.
+pub unsafe fn poll_wait<H: Hal>(
+    rt: &Runtime,
+    ready: unsafe extern "C" fn(*const u8) -> bool,
+    data: *const u8,
+    timeout_ns: u64,
+) -> bool {
+    leader_only::<H>(rt, "poll_wait");
+    // SAFETY: the caller's contract.
+    futex::wait_until::<H>(rt, timeout_ns, || unsafe { ready(data) })
+}
+
 /// `__gpu_std_futex_wake`.
 ///
 /// # Safety

@@ -153,6 +153,15 @@ macro_rules! define_gpu_std_abi {
             $with_hal!(H => unsafe { $crate::abi_impl::futex_wait::<H>($rt, addr, expected, timeout_ns) })
         }
         #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn __gpu_std_poll_wait(
+            ready: unsafe extern "C" fn(*const u8) -> bool,
+            data: *const u8,
+            timeout_ns: u64,
+        ) -> bool {
+            // SAFETY: see above.
+            $with_hal!(H => unsafe { $crate::abi_impl::poll_wait::<H>($rt, ready, data, timeout_ns) })
+        }
+        #[unsafe(no_mangle)]
         pub unsafe extern "C" fn __gpu_std_futex_wake(addr: *const u32, count: u32) -> bool {
             // SAFETY: see above.
             unsafe { $crate::abi_impl::futex_wake(addr, count) }

@@ -17,7 +17,15 @@ use crate::runtime::{Runtime, leave_if_exiting};
 /// `timeout_ns` (`u64::MAX`: no limit). Returns false on timeout.
 pub fn wait<H: Hal>(rt: &Runtime, word: &AtomicU32, expected: u32, timeout_ns: u64) -> bool {
     // Relaxed: std re-reads the word with its own ordering after we return.
-    if word.load(Relaxed) != expected {
+    wait_until::<H>(rt, timeout_ns, || word.load(Relaxed) != expected)
+}
+
+/// `__gpu_std_poll_wait`, and the loop of [`wait`]: sleep-polls `ready` until
+/// it returns true (then true) or `timeout_ns` passes (then false), with the
+/// backoff and the slot's `WAIT_LOCK` of a futex wait. For waits on more than
+/// one word (std's channels: "not empty or disconnected").
+pub fn wait_until<H: Hal>(rt: &Runtime, timeout_ns: u64, mut ready: impl FnMut() -> bool) -> bool {
+    if ready() {
         return true;
     }
     let me = rt.my_slot::<H>();
@@ -25,7 +33,7 @@ pub fn wait<H: Hal>(rt: &Runtime, word: &AtomicU32, expected: u32, timeout_ns: u
     let mut backoff = Backoff::new(rt.wait_sleep_ns());
     me.wait.store(WAIT_LOCK, Relaxed);
     let woken = loop {
-        if word.load(Relaxed) != expected {
+        if ready() {
             break true;
         }
         if backoff.is_sleeping() {

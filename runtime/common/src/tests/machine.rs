@@ -257,6 +257,36 @@ fn futex_timeout_and_wake(lanes: u32) {
     });
 }
 
+/// `__gpu_std_poll_wait` on two words (as std's channels wait: "either
+/// changed"): a timeout when neither does, true at once when one already
+/// has, and true once another thread changes the second.
+fn poll_wait_on_two_words(lanes: u32) {
+    unsafe extern "C" fn either_set(data: *const u8) -> bool {
+        // SAFETY: `data` is the `(Arc, Arc)` below, live for the wait.
+        let (a, b) = unsafe { &*(data as *const (Arc<AtomicU32>, Arc<AtomicU32>)) };
+        a.load(Acquire) != 0 || b.load(Acquire) != 0
+    }
+    run_ok(cfg(3, lanes), || {
+        let words = (arc_u32(), arc_u32());
+        let data = &raw const words as *const u8;
+        // SAFETY: `data` outlives every wait below.
+        unsafe {
+            let t = __gpu_std_monotonic_ns();
+            assert!(!__gpu_std_poll_wait(either_set, data, 2_000_000), "nothing set: timeout");
+            assert!(__gpu_std_monotonic_ns() - t >= 2_000_000);
+        }
+        let second = words.1.clone();
+        let h = spawn(move || set_and_wake(&second)).unwrap();
+        // SAFETY: as above.
+        assert!(unsafe { __gpu_std_poll_wait(either_set, data, u64::MAX) }, "set by the other thread");
+        h.join();
+        words.0.store(1, Release);
+        // SAFETY: as above.
+        assert!(unsafe { __gpu_std_poll_wait(either_set, data, 0) }, "already set");
+        0
+    });
+}
+
 fn tls_values_and_destructors(lanes: u32) {
     // One counter per lane count: the two tests run concurrently.
     static DROPS: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
@@ -427,6 +457,7 @@ lanes_test!(
     names_truncate_on_char_boundary,
     args_env_time_random,
     futex_timeout_and_wake,
+    poll_wait_on_two_words,
     tls_values_and_destructors,
     write_bad_fd_and_host_round_trip,
     getrandom_backend_gets_host_bytes,

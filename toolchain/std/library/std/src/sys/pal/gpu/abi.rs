@@ -38,6 +38,7 @@ pub use rt::{
     __gpu_std_host_call,
     __gpu_std_join,
     __gpu_std_monotonic_ns,
+    __gpu_std_poll_wait,
     __gpu_std_random_u64,
     __gpu_std_realloc,
     __gpu_std_set_thread_name,

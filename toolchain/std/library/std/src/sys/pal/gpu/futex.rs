@@ -3,7 +3,7 @@
 
 use super::abi;
 use crate::sync::atomic::Atomic;
-use crate::time::Duration;
+use crate::time::{Duration, Instant};
 
 /// An atomic for use as a futex that is at least 32-bits but may be larger
 pub type Futex = Atomic<Primitive>;
@@ -39,4 +39,21 @@ pub fn futex_wake(futex: &Atomic<u32>) -> bool {
 pub fn futex_wake_all(futex: &Atomic<u32>) {
     // SAFETY: the address is that of a live atomic u32.
     unsafe { abi::__gpu_std_futex_wake(futex.as_ptr(), u32::MAX) };
+}
+
+/// Waits until `ready()` returns true (then true) or `deadline` passes (then
+/// false), sleep-polling it as `futex_wait` polls its word: for conditions
+/// on more than one word, such as a channel's "not empty, or disconnected".
+pub fn poll_until<F: FnMut() -> bool>(mut ready: F, deadline: Option<Instant>) -> bool {
+    unsafe extern "C" fn call<F: FnMut() -> bool>(data: *const u8) -> bool {
+        // SAFETY: `data` is the `&mut F` passed below, live for the wait.
+        unsafe { (*(data as *mut F))() }
+    }
+    let ns = match deadline {
+        None => u64::MAX,
+        Some(d) => d.saturating_duration_since(Instant::now()).as_nanos().try_into().unwrap_or(u64::MAX),
+    };
+    // SAFETY: `ready` lives until the call returns; the runtime calls it on
+    // this thread only.
+    unsafe { abi::__gpu_std_poll_wait(call::<F>, (&raw mut ready) as *const u8, ns) }
 }
