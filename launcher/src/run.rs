@@ -246,7 +246,8 @@ pub fn execute(
         stack_lanes: kernel.stack_lanes,
         stacks,
         call_stack_size: call_stack,
-        reserved: [0; 2],
+        ring_tickets: 0,
+        reserved: [0; 1],
     };
     let mut image = launch_block_bytes(&lb).to_vec();
     image.extend_from_slice(&tables.bytes);
@@ -289,7 +290,7 @@ pub fn execute(
         }),
         _ => None,
     };
-    let message = conclude(&mut status, ending, &server, table_copy.as_deref(), opts, &plan, ring.head());
+    let message = conclude(&mut status, ending, &server, table_copy.as_deref(), opts, &plan);
     Ok(RunOutcome { status, message })
 }
 
@@ -326,7 +327,6 @@ fn conclude(
     table: Option<&[report::SlotHeader]>,
     opts: &RunOptions,
     plan: &LaunchPlan,
-    head: u64,
 ) -> Option<String> {
     let program = server.exit;
     status.program_exit_code = program.map(|p| p.code);
@@ -341,8 +341,9 @@ fn conclude(
         status.kernel_finished = matches!(ending, Ending::Finished);
         let msg = format!(
             "gpurun: the GPU program broke the host-call protocol: {e}\n  \
-             (ring head at ticket {head}). This is a bug in the GPU runtime or memory corruption \
-             by the program; its output so far has been written."
+             (after {} packets). This is a bug in the GPU runtime or memory corruption \
+             by the program; its output so far has been written.",
+            server.packets
         );
         status.error = Some(msg.clone());
         return Some(msg);

@@ -24,7 +24,7 @@ fn value_of(name: &str) -> Option<u64> {
         "ThreadSlotPublic.wait" => offset_of!(ThreadSlotPublic, wait),
         "ThreadSlotPublic.name_len" => offset_of!(ThreadSlotPublic, name_len),
         "ThreadSlotPublic.name" => offset_of!(ThreadSlotPublic, name),
-        "RingHeader.head" => offset_of!(RingHeader, head),
+        "LaunchBlock.ring_tickets" => offset_of!(LaunchBlock, ring_tickets),
         "RingHeader.capacity" => offset_of!(RingHeader, capacity),
         "RingSlotHeader.seq" => offset_of!(RingSlotHeader, seq),
         "RingSlotHeader.op" => offset_of!(RingSlotHeader, op),

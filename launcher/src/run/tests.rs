@@ -16,6 +16,8 @@ use crate::ring::testing::{Producer, VecSink};
 /// What the fake kernel sees.
 struct FakeDevice {
     lb: LaunchBlock,
+    /// The uploaded launch block's `ring_tickets`, as the runtime uses it.
+    tickets: &'static AtomicU64,
     cancel: Arc<AtomicBool>,
 }
 
@@ -24,7 +26,7 @@ impl FakeDevice {
         let cap = self.ring_capacity();
         // SAFETY: the ring is a leaked allocation of the fake backend (never freed).
         let words = unsafe { std::slice::from_raw_parts(self.lb.ring as *const AtomicU64, ring_bytes(cap) / 8) };
-        Producer { words, cap: u64::from(cap) }
+        Producer { words, cap: u64::from(cap), tickets: self.tickets }
     }
     fn ring_capacity(&self) -> u32 {
         // SAFETY: as above; the header's first word holds magic and capacity.
@@ -141,7 +143,9 @@ impl Backend for FakeBackend {
         // SAFETY: param is the fake allocation holding the uploaded LaunchBlock.
         let lb = unsafe { std::ptr::read(param as *const LaunchBlock) };
         assert_eq!(lb.magic, LAUNCH_MAGIC);
-        let dev = FakeDevice { lb, cancel: self.cancel.clone() };
+        // SAFETY: as above (leaked, so 'static); the word is only accessed atomically.
+        let tickets = unsafe { &*((param as usize + std::mem::offset_of!(LaunchBlock, ring_tickets)) as *const AtomicU64) };
+        let dev = FakeDevice { lb, tickets, cancel: self.cancel.clone() };
         let k = self.kernel.take().expect("one launch");
         self.running = Some(std::thread::spawn(move || k(dev)));
         Ok(())

@@ -36,6 +36,7 @@ pub fn launch_block_bytes(lb: &LaunchBlock) -> [u8; LAUNCH_BLOCK_BYTES] {
         (offset_of!(LaunchBlock, flags), lb.flags),
         (offset_of!(LaunchBlock, stacks), lb.stacks),
         (offset_of!(LaunchBlock, call_stack_size), lb.call_stack_size),
+        (offset_of!(LaunchBlock, ring_tickets), lb.ring_tickets),
     ];
     for (off, v) in fields64 {
         b[off..off + 8].copy_from_slice(&v.to_le_bytes());
@@ -105,7 +106,8 @@ mod tests {
             stack_lanes: 32,
             stacks: 0x3333,
             call_stack_size: 0x4444,
-            reserved: [0, 9],
+            ring_tickets: 0x5555,
+            reserved: [9],
             ..Default::default()
         };
         let b = launch_block_bytes(&lb);
@@ -120,6 +122,8 @@ mod tests {
         assert_eq!(b[LAUNCH_BLOCK_BYTES - 8], 9);
         let c = offset_of!(LaunchBlock, call_stack_size);
         assert_eq!(u64::from_le_bytes(b[c..c + 8].try_into().unwrap()), 0x4444);
+        let t = offset_of!(LaunchBlock, ring_tickets);
+        assert_eq!(u64::from_le_bytes(b[t..t + 8].try_into().unwrap()), 0x5555);
         let s = offset_of!(LaunchBlock, stacks);
         assert_eq!(u64::from_le_bytes(b[s..s + 8].try_into().unwrap()), 0x3333);
         let w = offset_of!(LaunchBlock, block_warps);

@@ -228,7 +228,7 @@ impl RingMem for LoomRing {
     fn capacity(&self) -> u64 {
         self.seq.len() as u64
     }
-    fn head(&self) -> &AtomicU64 {
+    fn tickets(&self) -> &AtomicU64 {
         &self.head
     }
     fn seq(&self, i: usize) -> &AtomicU64 {

@@ -29,9 +29,10 @@
 //!   into the payload, stores `reply_seq = t + 1`, and the *device*, after
 //!   reading the reply, stores `seq = t + cap`.
 //!
-//! A producer takes a ticket with `head.fetch_add(1)` and waits (sleeping)
-//! until `seq == t`: that is the backpressure, so nothing is ever dropped or
-//! overwritten. The host consumes tickets in order. Producers publish with a
+//! A producer takes a ticket with a `fetch_add(1)` on
+//! [`LaunchBlock::ring_tickets`] (device memory, not the ring's host memory:
+//! see there) and waits (sleeping) until `seq == t`: that is the
+//! backpressure, so nothing is ever dropped or overwritten. The host consumes tickets in order. Producers publish with a
 //! system-scope release store after their payload writes; the host reads `seq`
 //! with acquire, then the payload, and validates every field before use.
 
@@ -47,7 +48,7 @@ pub const SHARED_STACKS_SYMBOL: &str = "__gpu_shared_stacks";
 /// `LaunchBlock::magic`: "GPUT" little endian.
 pub const LAUNCH_MAGIC: u32 = 0x5455_5047;
 /// Bumped on every incompatible change of this module.
-pub const ABI_VERSION: u32 = 4;
+pub const ABI_VERSION: u32 = 5;
 
 /// Lanes of each NVIDIA warp that run frames, and so get a stack in
 /// [`LaunchBlock::stacks`]: all 32 (the other 31 run `gpu_lanes` work while
@@ -122,8 +123,16 @@ pub struct LaunchBlock {
     /// launcher does not say. Recursive functions check their depth against
     /// it (see `rt_common::stack`).
     pub call_stack_size: u64,
+    /// The ring's ticket counter: producers take ticket `t` with an atomic
+    /// `fetch_add(1)` on this word; the host writes 0 and never reads it. It
+    /// lives here, in device memory, and not in the ring's host memory: there
+    /// every ticket was an atomic across PCIe, about 1 µs each and never
+    /// more than about 1 M a second for all warps together on an H100
+    /// (`dev/probes/memory_floors.py`), which capped every host call and
+    /// `println!` of the program; here a ticket costs the device's L2.
+    pub ring_tickets: u64,
     /// Reserved; zero.
-    pub reserved: [u64; 2],
+    pub reserved: [u64; 1],
 }
 
 /// Stack bytes of each lane but the leader: they run the lane loop and
@@ -235,17 +244,15 @@ pub const fn ring_bytes(capacity: u32) -> usize {
     RING_SLOTS_OFFSET + capacity as usize * RING_SLOT_BYTES
 }
 
-/// The ring's header. `head` is in its own cache line: every producer hits it.
+/// The ring's header, written by the host before the launch. (The ticket
+/// counter is [`LaunchBlock::ring_tickets`].)
 #[repr(C, align(128))]
 pub struct RingHeader {
     /// [`RING_MAGIC`], written by the host.
     pub magic: u32,
     /// Number of slots, a power of two ≥ 2, written by the host.
     pub capacity: u32,
-    pub _pad0: [u32; 30],
-    /// Next ticket; producers `fetch_add(1)`.
-    pub head: core::sync::atomic::AtomicU64,
-    pub _pad1: [u64; 15],
+    pub _pad: [u32; 62],
 }
 
 /// The header of one ring slot; the payload follows it.

@@ -35,7 +35,7 @@ pub trait RingMem {
     /// Number of slots, a power of two.
     fn capacity(&self) -> u64;
     /// The ticket counter.
-    fn head(&self) -> &AtomicU64;
+    fn tickets(&self) -> &AtomicU64;
     /// Slot `i`'s ownership sequence word.
     fn seq(&self, i: usize) -> &AtomicU64;
     /// Slot `i`'s reply sequence word.
@@ -53,12 +53,15 @@ pub trait RingMem {
     unsafe fn read_payload(&self, i: usize, out: &mut [u8]);
 }
 
-/// The ring in host-mapped memory, as the launcher laid it out.
+/// The ring in host-mapped memory, as the launcher laid it out, and its
+/// ticket counter in the launch block.
 #[derive(Clone, Copy, Debug)]
 pub struct RawRing {
     /// Address of the [`RingHeader`]; 0 if the ring is unusable.
     base: usize,
     capacity: u64,
+    /// Address of [`LaunchBlock::ring_tickets`](crate::protocol::LaunchBlock::ring_tickets).
+    tickets: usize,
 }
 
 impl RawRing {
@@ -67,14 +70,19 @@ impl RawRing {
         RawRing {
             base: 0,
             capacity: 0,
+            tickets: 0,
         }
     }
 
-    /// The ring at `addr`, if its header is valid.
+    /// The ring at `addr` with its ticket counter at `tickets`, if its
+    /// header is valid.
     ///
     /// # Safety
-    /// `addr` is 0 or the device address of a ring header and its slots.
-    pub unsafe fn from_addr(addr: u64) -> Self {
+    /// `addr` is 0 or the device address of a ring header and its slots;
+    /// `tickets` is a word every producer of the ring accesses only
+    /// atomically, valid while the ring is (the launch block's
+    /// `ring_tickets`).
+    pub unsafe fn new(addr: u64, tickets: *const u64) -> Self {
         if addr == 0 || addr % 128 != 0 {
             return Self::unusable();
         }
@@ -95,6 +103,7 @@ impl RawRing {
         RawRing {
             base: addr as usize,
             capacity: cap as u64,
+            tickets: tickets as usize,
         }
     }
 
@@ -116,10 +125,10 @@ impl RingMem for RawRing {
         self.capacity
     }
     #[inline]
-    fn head(&self) -> &AtomicU64 {
-        // SAFETY: a usable ring's header is valid for the program; the word is
-        // only accessed atomically.
-        unsafe { &*((self.base + offset_of!(RingHeader, head)) as *const AtomicU64) }
+    fn tickets(&self) -> &AtomicU64 {
+        // SAFETY: a usable ring's counter is valid for the program (`new`'s
+        // contract) and only accessed atomically.
+        unsafe { &*(self.tickets as *const AtomicU64) }
     }
     #[inline]
     fn seq(&self, i: usize) -> &AtomicU64 {
@@ -244,7 +253,7 @@ fn send_packet<H: Hal, M: RingMem>(
 #[inline(always)]
 fn take_ticket<M: RingMem>(m: &M) -> u64 {
     // Relaxed: the ticket only picks a slot; ownership is decided by `seq`.
-    m.head().fetch_add(1, Relaxed)
+    m.tickets().fetch_add(1, Relaxed)
 }
 
 /// Waits until ticket `t`'s slot is free, fills it, and publishes it to the

@@ -36,7 +36,7 @@ pub unsafe fn warp_main<H: Hal>(
     let mut msg = Msg::new();
     if !check::<H>(lb, &mut msg) {
         if index == 0 {
-            // SAFETY: the launch block's ring address is checked by from_addr.
+            // SAFETY: the launch block's ring address is checked by `RawRing::new`.
             unsafe { report_and_abort::<H>(lb, &msg) };
         }
         return;
@@ -119,7 +119,7 @@ fn check<H: Hal>(lb: &LaunchBlock, msg: &mut Msg) -> bool {
 #[inline(never)]
 unsafe fn report_and_abort<H: Hal>(lb: &LaunchBlock, msg: &Msg) {
     // SAFETY: the caller's contract.
-    let ring = unsafe { RawRing::from_addr(lb.ring) };
+    let ring = unsafe { RawRing::new(lb.ring, &raw const lb.ring_tickets) };
     if !ring.is_usable() {
         return;
     }

@@ -262,7 +262,7 @@ fn run_with<H: Hal, F: FnOnce() -> i32 + Send + 'static>(cfg: Config, main: F) -
         block_warps: 1,
         stack_lanes: cfg.launch_stack_lanes.unwrap_or(H::PARALLEL_LANES),
         stacks: if cfg.shared_stacks { 1 } else { 0 },
-        call_stack_size: 0, reserved: [0; 2],
+        call_stack_size: 0, ring_tickets: 0, reserved: [0; 1],
     });
     let shared = Arc::new(Shared {
         rt: Runtime::new(),

@@ -309,11 +309,6 @@ impl<'a> RingView<'a> {
         &self.words[self.slot_word(ticket) + offset_of!(RingSlotHeader, seq) / WORD]
     }
 
-    /// The next ticket producers will take (diagnostics only).
-    pub fn head(&self) -> u64 {
-        self.words[offset_of!(RingHeader, head) / WORD].load(Ordering::Relaxed)
-    }
-
     /// Classifies the slot of `ticket` from its sequence word.
     pub fn state(&self, ticket: u64) -> Result<SlotState, RingError> {
         let cap = u64::from(self.capacity);

@@ -23,15 +23,33 @@ impl Sink for VecSink {
     }
 }
 
-/// Zeroed memory for a ring of `cap` slots.
+/// Zeroed memory for a ring of `cap` slots, and one word after it: the test
+/// producers' ticket counter (the device's is `LaunchBlock::ring_tickets`,
+/// in device memory; the host never touches it).
 pub fn ring_words(cap: u32) -> Vec<AtomicU64> {
-    (0..ring_bytes(cap) / 8).map(|_| AtomicU64::new(0)).collect()
+    (0..ring_bytes(cap) / 8 + 1).map(|_| AtomicU64::new(0)).collect()
+}
+
+/// Tickets [`Producer`]s have taken from ring memory made by [`ring_words`].
+pub fn tickets_taken(words: &[AtomicU64], cap: u32) -> u64 {
+    words[ring_bytes(cap) / 8].load(Ordering::Relaxed)
 }
 
 /// A minimal device-side producer, written from the protocol docs.
 pub struct Producer<'a> {
     pub words: &'a [AtomicU64],
     pub cap: u64,
+    /// The ticket counter (the device's `LaunchBlock::ring_tickets`).
+    pub tickets: &'a AtomicU64,
+}
+
+impl<'a> Producer<'a> {
+    /// A producer of ring memory made by [`ring_words`], taking tickets from
+    /// the word after the ring.
+    pub fn new(words: &'a [AtomicU64], cap: u32) -> Self {
+        let n = ring_bytes(cap) / 8;
+        Producer { words: &words[..n], cap: u64::from(cap), tickets: &words[n] }
+    }
 }
 
 impl Producer<'_> {
@@ -47,8 +65,7 @@ impl Producer<'_> {
 
     /// [`send`](Self::send) with `arg1`.
     pub fn send_args(&self, thread: u32, op: u32, flags: u32, arg0: u64, arg1: u64, payload: &[u8]) -> u64 {
-        let head = &self.words[offset_of!(RingHeader, head) / 8];
-        let t = head.fetch_add(1, Ordering::Relaxed);
+        let t = self.tickets.fetch_add(1, Ordering::Relaxed);
         while self.word(t, offset_of!(RingSlotHeader, seq)).load(Ordering::Acquire) != t {
             std::thread::yield_now();
         }

@@ -7,7 +7,7 @@ use crate::protocol::*;
 
 use super::calls::{FsAccess, HostCalls};
 use super::server::{Server, Shared, last_line};
-use super::testing::{Producer, Rng, TempDir, VecSink, request, ring_words};
+use super::testing::{Producer, Rng, TempDir, VecSink, request, ring_words, tickets_taken};
 use super::*;
 use crate::hostcall::*;
 
@@ -32,7 +32,7 @@ fn init_writes_header_and_sequence() {
 #[test]
 fn writes_are_assembled_per_thread() {
     let words = setup(64);
-    let p = Producer { words: &words, cap: 64 };
+    let p = Producer::new(&words, 64);
     let long_a: Vec<u8> = (0..500).map(|i| b'a' + (i % 26) as u8).chain(*b"\n").collect();
     // Interleave: thread 1 starts a long write, thread 2 writes a line, thread 1 finishes.
     let chunks: Vec<&[u8]> = long_a.chunks(RING_PAYLOAD_BYTES).collect();
@@ -54,7 +54,7 @@ fn writes_are_assembled_per_thread() {
 #[test]
 fn unfinished_writes_are_flushed_at_the_end() {
     let words = setup(8);
-    let p = Producer { words: &words, cap: 8 };
+    let p = Producer::new(&words, 8);
     p.send(0, OP_WRITE, FLAG_MORE, 1, b"partial ");
     let sink = VecSink::default();
     let mut s = Server::new(RingView::new(&words, 8).unwrap(), 1, sink.clone());
@@ -68,7 +68,7 @@ fn unfinished_writes_are_flushed_at_the_end() {
 #[test]
 fn exit_abort_and_thread_exit() {
     let words = setup(8);
-    let p = Producer { words: &words, cap: 8 };
+    let p = Producer::new(&words, 8);
     p.send(3, OP_THREAD_EXIT, 0, 3, &[]);
     p.send(0, OP_ABORT, 0, 101, &[]);
     p.send(0, OP_EXIT, 0, 0, &[]);
@@ -85,7 +85,7 @@ fn exit_abort_and_thread_exit() {
 #[test]
 fn negative_exit_codes_survive_either_extension() {
     let words = setup(8);
-    let p = Producer { words: &words, cap: 8 };
+    let p = Producer::new(&words, 8);
     p.send(0, OP_EXIT, 0, (-3i64) as u64, &[]);
     let mut s = Server::new(RingView::new(&words, 8).unwrap(), 1, VecSink::default());
     s.drain(&Shared::default()).unwrap();
@@ -97,7 +97,7 @@ fn negative_exit_codes_survive_either_extension() {
 fn replies_and_laps() {
     // Capacity 2: a reply slot stays device-owned until the device frees it.
     let words = setup(2);
-    let p = Producer { words: &words, cap: 2 };
+    let p = Producer::new(&words, 2);
     let shared = Shared::default();
     let mut s = Server::new(RingView::new(&words, 2).unwrap(), 1, VecSink::default());
     let t0 = p.send(0, OP_NOP, FLAG_REPLY, 0, &[]);
@@ -130,7 +130,7 @@ fn backpressure_with_concurrent_producers() {
         for th in 0..THREADS {
             let w = &words;
             producers.push(sc.spawn(move || {
-                let p = Producer { words: w, cap: u64::from(CAP) };
+                let p = Producer::new(w, CAP);
                 for i in 0..LINES {
                     // Long enough to need several packets.
                     let line = format!("thread {th} line {i} {}\n", "x".repeat(300));
@@ -333,14 +333,14 @@ fn server_throughput() {
             for th in 0..threads {
                 let w = &words;
                 sc.spawn(move || {
-                    let p = Producer { words: w, cap: u64::from(CAP) };
+                    let p = Producer::new(w, CAP);
                     for i in 0..lines_per {
                         p.write(th, 1, format!("~ln host {th} {i}\n").as_bytes());
                     }
                 });
             }
             // The producers are joined at the end of the scope; stop after them.
-            while RingView::new(&words, CAP).unwrap().head() < u64::from(threads) * lines_per as u64 {
+            while tickets_taken(&words, CAP) < u64::from(threads) * lines_per as u64 {
                 std::thread::sleep(std::time::Duration::from_millis(1));
             }
             shared.stop.store(true, Ordering::Release);
@@ -406,7 +406,7 @@ fn open_head(flags: u32, mode: u32) -> u64 {
 #[test]
 fn calls_are_answered_in_their_slot() {
     let words = setup(16);
-    let p = Producer { words: &words, cap: 16 };
+    let p = Producer::new(&words, 16);
     let mut s = call_server(&words, 16, 2, all_calls());
     let cwd = path_bytes(&std::env::current_dir().unwrap());
     // GETCWD: an empty request, one packet.
@@ -432,7 +432,7 @@ fn a_server_not_told_otherwise_denies_files() {
     let d = TempDir::new("ring-denied");
     std::fs::write(d.0.join("f"), b"x").unwrap();
     let words = setup(8);
-    let p = Producer { words: &words, cap: 8 };
+    let p = Producer::new(&words, 8);
     let mut s = Server::new(RingView::new(&words, 8).unwrap(), 1, VecSink::default());
     let t = p.call_request(0, CALL_OPEN, &request(&[open_head(OPEN_READ, 0)], &[&d.path("f")]));
     let g = p.call_request(0, CALL_GETCWD, &[]);
@@ -454,7 +454,7 @@ fn long_replies_come_with_call_more() {
     let report = std::thread::scope(|sc| {
         let server = call_server(&words, CAP, 2, all_calls());
         let handle = sc.spawn(|| server.serve(&shared));
-        let p = Producer { words: &words, cap: u64::from(CAP) };
+        let p = Producer::new(&words, CAP);
         let (f, _) = p.call(1, CALL_OPEN, &request(&[open_head(OPEN_READ | OPEN_WRITE | OPEN_CREATE, 0o644)], &[&d.path("big")]), 0);
         assert!(f >= 3);
         // One write of 100 KB: 521 packets through an 8-slot ring.
@@ -512,7 +512,7 @@ fn long_replies_come_with_call_more() {
 fn interleaved_requests_are_assembled_per_thread() {
     let d = TempDir::new("ring-interleave");
     let words = setup(64);
-    let p = Producer { words: &words, cap: 64 };
+    let p = Producer::new(&words, 64);
     let mut s = call_server(&words, 64, 4, all_calls());
     let shared = Shared::default();
     let mut handles = [0i64; 3];
@@ -598,7 +598,7 @@ fn call_assembly_errors() {
     ];
     for (script, check) in cases {
         let words = setup(16);
-        let p = Producer { words: &words, cap: 16 };
+        let p = Producer::new(&words, 16);
         script(&p);
         let mut s = call_server(&words, 16, 4, HostCalls::denied());
         let e = s.drain(&Shared::default()).unwrap_err();
@@ -607,7 +607,7 @@ fn call_assembly_errors() {
     }
     // A short single packet.
     let words = setup(4);
-    let p = Producer { words: &words, cap: 4 };
+    let p = Producer::new(&words, 4);
     p.send_args(0, OP_CALL, FLAG_REPLY, 1, 20, &[0; 10]);
     let e = call_server(&words, 4, 1, HostCalls::denied()).drain(&Shared::default()).unwrap_err();
     assert!(matches!(e, RingError::CallShort { total: 20, have: 10, .. }), "{e:?}");
@@ -628,7 +628,7 @@ fn concurrent_callers_through_a_small_ring() {
             .map(|th| {
                 let (words, d) = (&words, &d);
                 sc.spawn(move || {
-                    let p = Producer { words, cap: u64::from(CAP) };
+                    let p = Producer::new(words, CAP);
                     for round in 0..ROUNDS {
                         let path = d.path(&format!("t{th}-{round}"));
                         let data: Vec<u8> = (0..10_000).map(|i| (i as u32 * (th + 3) + round as u32) as u8).collect();
@@ -742,7 +742,7 @@ fn fuzz_host_calls_never_panic() {
     for round in 0..400u64 {
         const CAP: u32 = 256;
         let words = setup(CAP);
-        let p = Producer { words: &words, cap: u64::from(CAP) };
+        let p = Producer::new(&words, CAP);
         let access = [FsAccess::All, FsAccess::ReadOnly, FsAccess::None][(round % 3) as usize];
         let stdin: Vec<u8> = (0..rng.next() % 300).map(|_| rng.next() as u8).collect();
         let threads = 1 + (rng.next() % 4) as u32;

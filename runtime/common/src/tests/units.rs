@@ -107,7 +107,7 @@ fn raw_ring_fill_matches_the_header_layout() {
     use crate::ring::{Packet, RawRing, send};
     use core::mem::offset_of;
     const CAP: u32 = 2;
-    // 128-byte aligned memory for the ring (from_addr checks the alignment).
+    // 128-byte aligned memory for the ring (`new` checks the alignment).
     #[repr(C, align(128))]
     struct Mem([u64; ring_bytes(CAP) / 8]);
     let mut mem = std::boxed::Box::new(Mem([0; ring_bytes(CAP) / 8]));
@@ -116,12 +116,15 @@ fn raw_ring_fill_matches_the_header_layout() {
         mem.0[(RING_SLOTS_OFFSET + i * RING_SLOT_BYTES) / 8] = i as u64; // seq = i
     }
     let base = mem.0.as_mut_ptr() as u64;
-    // SAFETY: `mem` holds a valid ring header and slots and outlives `ring`.
-    let ring = unsafe { RawRing::from_addr(base) };
+    let tickets = core::sync::atomic::AtomicU64::new(0);
+    // SAFETY: `mem` holds a valid ring header and slots, and it and
+    // `tickets` outlive `ring`.
+    let ring = unsafe { RawRing::new(base, tickets.as_ptr()) };
     assert!(ring.is_usable());
     let p = Packet { op: OP_WRITE, thread: 0xABCD, flags: FLAG_MORE, arg0: 2, arg1: 7 };
     let wait = AtomicU32::new(0);
     assert_eq!(send::<Hz100M, _>(&ring, &wait, 0, &p, b"hi there"), 0);
+    assert_eq!(tickets.load(core::sync::atomic::Ordering::Relaxed), 1, "the ticket came from the counter given");
     // SAFETY: the send above finished; nothing else touches `mem`.
     let bytes = unsafe { core::slice::from_raw_parts(base as *const u8, ring_bytes(CAP)) };
     let slot = &bytes[RING_SLOTS_OFFSET..RING_SLOTS_OFFSET + RING_SLOT_BYTES];
