@@ -11,7 +11,9 @@
 # checkout's build; `split*`: the default PTX compiled by gpurun's split
 # compile instead of whole-program ptxas). For each benchmark ID
 # (default: those the variants were built for), runs every variant back to
-# back, each into RESULTS_DIR/<variant>/, so the JSON files compare.
+# back, each into RESULTS_DIR/<variant>/, so the JSON files compare. A variant
+# folder with its own gpurun and gpurun-dev (a checkout whose launch ABI
+# differs) runs its programs with those.
 set -u
 B=${1:-gpu-bundle/bench}
 DEST=${2:-${OUT:-.}/link-ab}
@@ -48,7 +50,9 @@ export GPURUN_COMMIT=${GPURUN_COMMIT:-$(cat "$B/COMMIT" 2>/dev/null || echo unkn
 for id in "${ids[@]}"; do
     for v in "${variants[@]}"; do
         echo "== $id ($v)"
-        timeout 120 "$B/gpurun-dev" bench --only "$id" --programs "$WORK/$v" --out "$RES/$v" --timeout 60 2>&1 | tail -n 2
+        tool=$B/gpurun-dev
+        [ -x "$B/$v/gpurun-dev" ] && tool=$B/$v/gpurun-dev
+        timeout 120 "$tool" bench --only "$id" --programs "$WORK/$v" --out "$RES/$v" --timeout 60 2>&1 | tail -n 2
     done
 done
 mkdir -p "$DEST"
