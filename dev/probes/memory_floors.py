@@ -29,6 +29,11 @@ __device__ __forceinline__ unsigned long long T() {
     return t;
 }
 
+// A call that is not inlined, directly and through a pointer (how
+// core::fmt reaches `Display::fmt` and `Write::write_str`).
+__device__ __noinline__ unsigned long long bump(unsigned long long x) { return x + 1; }
+typedef unsigned long long (*bump_fn)(unsigned long long);
+
 extern "C" __global__ void ops(unsigned long long *host, unsigned long long *dev, unsigned long long *out, int n, unsigned long long zero) {
     if (threadIdx.x != 0 || blockIdx.x != 0) return;
     unsigned long long v = 0, t;
@@ -48,6 +53,11 @@ extern "C" __global__ void ops(unsigned long long *host, unsigned long long *dev
     ROW(asm volatile("fence.acq_rel.sys; ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(dev + 16 + (v * zero)) : "memory"));
     ROW(asm volatile("st.global.u64 [%0], %1; fence.acq_rel.sys; ld.relaxed.gpu.global.u64 %1, [%2];" : "+l"(host), "+l"(v) : "l"(dev + 16) : "memory"));
     ROW(asm volatile("nanosleep.u32 0; ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(dev + 16 + (v * zero)) : "memory"));
+    ROW(asm volatile("nanosleep.u32 0;" ::: "memory"));
+    ROW(asm volatile("ld.global.u64 %0, [%1];" : "=l"(v) : "l"(dev + 16 + (v * zero)) : "memory"));
+    ROW(v = bump(v));
+    bump_fn f = zero ? (bump_fn)0 : bump;
+    ROW(v = f(v));
     out[k++] = v;
 }
 
@@ -99,6 +109,10 @@ ROWS = [
     "fence.acq_rel.sys + load",
     "store to host memory + fence.acq_rel.sys + load",
     "nanosleep 0 + load",
+    "nanosleep 0 alone (thread::yield_now's hint)",
+    "plain load, device memory (L1 hit)",
+    "call of a non-inlined function",
+    "call through a function pointer",
 ]
 
 
