@@ -32,9 +32,10 @@
 //! A producer takes a ticket with a `fetch_add(1)` on
 //! [`LaunchBlock::ring_tickets`] (device memory, not the ring's host memory:
 //! see there) and waits (sleeping) until `seq == t`: that is the
-//! backpressure, so nothing is ever dropped or overwritten. The host consumes tickets in order. Producers publish with a
-//! system-scope release store after their payload writes; the host reads `seq`
-//! with acquire, then the payload, and validates every field before use.
+//! backpressure, so nothing is ever dropped or overwritten. The host
+//! consumes tickets in order. Producers publish with a system-scope release
+//! store after their payload writes; the host reads `seq` with acquire, then
+//! the payload, and validates every field before use.
 
 /// Name of the kernel the launcher starts. It takes one parameter: the
 /// device address of the [`LaunchBlock`].
