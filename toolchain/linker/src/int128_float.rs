@@ -89,26 +89,31 @@ define internal i128 {name}({f} %x) alwaysinline nounwind {{
 /// `ir` by a call to its helper, and adds the helpers used; `None` if the
 /// module has none.
 pub fn rewrite(ir: &str) -> Option<String> {
-    let used: Vec<&Conversion> = CONVERSIONS.iter().filter(|c| ir.contains(&format!("{}(", c.intrinsic()))).collect();
+    // (conversion, intrinsic call, helper call) of those the module uses,
+    // named once: the loop below visits every line of the module.
+    let used: Vec<(&Conversion, String, String)> = CONVERSIONS
+        .iter()
+        .map(|c| (c, format!("{}(", c.intrinsic()), format!("{}(", c.helper())))
+        .filter(|(_, call, _)| ir.contains(call.as_str()))
+        .collect();
     if used.is_empty() {
         return None;
     }
     let mut out = String::with_capacity(ir.len() + used.len() * 700);
     for line in ir.split_inclusive('\n') {
-        let declares = line.starts_with("declare ") && used.iter().any(|c| line.contains(&format!("{}(", c.intrinsic())));
+        let declares = line.starts_with("declare ") && used.iter().any(|(_, call, _)| line.contains(call.as_str()));
         if declares {
             continue;
         }
         let mut line = std::borrow::Cow::Borrowed(line);
-        for c in &used {
-            let call = format!("{}(", c.intrinsic());
-            if line.contains(&call) {
-                line = line.replace(&call, &format!("{}(", c.helper())).into();
+        for (_, call, helper) in &used {
+            if line.contains(call.as_str()) {
+                line = line.replace(call.as_str(), helper).into();
             }
         }
         out.push_str(&line);
     }
-    for c in used {
+    for (c, _, _) in used {
         out.push_str(&c.definition());
     }
     Some(out)
