@@ -111,8 +111,6 @@ pub struct Slot {
     /// joined (still polling fast, so it wakes soonest), or one past the
     /// warp it last claimed; 0 = one past itself.
     pub spawn_hint: UnsafeCell<u32>,
-    /// `yield_now` calls so far (it checks the exit flag on every 16th).
-    pub yields: UnsafeCell<u32>,
     /// Bit `i` set: `tls[i]` may be non-null (set by the owner when it
     /// stores a non-null value), so thread exit visits only those keys.
     pub tls_mask: UnsafeCell<u64>,
@@ -152,7 +150,6 @@ impl Slot {
                 lane_fn: AtomicUsize::new(0),
                 lane_data: AtomicPtr::new(core::ptr::null_mut()),
                 heap_cache: UnsafeCell::new([ClassCache { hot: 0, own_head: 0, own_tail: 0, own_count: 0, adopted: 0 }; CACHED_CLASSES]),
-                yields: UnsafeCell::new(0),
                 spawn_hint: UnsafeCell::new(0),
                 tls_mask: UnsafeCell::new(0),
                 tls_no_dtor: UnsafeCell::new(0),
