@@ -13,7 +13,7 @@
 //! Every function is called by one lane (the thread's leader lane) of a warp.
 //! The exception is the lane function `f` of `__gpu_std_lanes_run`, which
 //! runs on every lane; a lane other than 0 calling a function that uses
-//! per-thread state (alloc family, write, spawn/join/detach, sleep, yield,
+//! per-thread state (alloc family, write, flush, spawn/join/detach, sleep, yield,
 //! futex_wait, tls_get/set, set_thread_name) aborts the program (exit code
 //! 134) with a message on stderr instead of racing with lane 0.
 //!
@@ -26,6 +26,7 @@
 //!
 //! // stdio (sys::stdio): fd 1 = stdout, 2 = stderr; returns bytes taken or a negative ERR_*
 //! fn __gpu_std_write(fd: u32, ptr: *const u8, len: usize) -> isize;
+//! fn __gpu_std_flush();                   // waits until the host has taken the caller's earlier writes
 //!
 //! // process (sys::exit, sys::abort_internal, panic_abort)
 //! fn __gpu_std_exit(code: i32) -> !;      // process::exit and the end of main

@@ -138,9 +138,24 @@ pub unsafe fn write<H: Hal>(rt: &Runtime, fd: u32, ptr: *const u8, len: usize) -
     if len > 0 && rt.ring().is_usable() {
         // SAFETY: the caller's contract.
         let bytes = unsafe { core::slice::from_raw_parts(ptr, len) };
-        ring::write::<H, _>(rt.ring(), &slot.wait, rt.wait_sleep_ns(), me, fd, bytes);
+        if let Some(t) = ring::write::<H, _>(rt.ring(), &slot.wait, rt.wait_sleep_ns(), me, fd, bytes) {
+            // SAFETY: owner-only field of our own slot.
+            unsafe { *slot.last_write.get() = t + 1 };
+        }
     }
     len as isize
+}
+
+/// `__gpu_std_flush`: waits until the host has taken every packet of the
+/// caller's earlier writes (stdout and stderr alike: one ring, in order).
+pub fn flush<H: Hal>(rt: &Runtime) {
+    leader_only::<H>(rt, "flush");
+    let slot = rt.my_slot::<H>();
+    // SAFETY: owner-only field of our own slot.
+    let last = unsafe { *slot.last_write.get() };
+    if last != 0 && rt.ring().is_usable() {
+        ring::wait_taken::<H, _>(rt.ring(), &slot.wait, rt.wait_sleep_ns(), last - 1);
+    }
 }
 
 /// `__gpu_std_exit`.

@@ -48,6 +48,11 @@ macro_rules! define_gpu_std_abi {
         }
 
         #[unsafe(no_mangle)]
+        pub extern "C" fn __gpu_std_flush() {
+            $with_hal!(H => $crate::abi_impl::flush::<H>($rt))
+        }
+
+        #[unsafe(no_mangle)]
         pub extern "C" fn __gpu_std_exit(code: i32) -> ! {
             $with_hal!(H => $crate::abi_impl::exit::<H>($rt, code))
         }

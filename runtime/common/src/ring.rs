@@ -329,7 +329,8 @@ fn call_host<H: Hal, M: RingMem>(
 
 /// Sends `bytes` for `fd` as one write: packets of [`RING_PAYLOAD_BYTES`],
 /// all but the last with [`FLAG_MORE`]. The host assembles per thread, so
-/// other threads' packets in between do not interleave the output.
+/// other threads' packets in between do not interleave the output. Returns
+/// the last packet's ticket (for [`wait_taken`]), or `None` for no bytes.
 pub fn write<H: Hal, M: RingMem>(
     m: &M,
     wait: &AtomicU32,
@@ -337,7 +338,8 @@ pub fn write<H: Hal, M: RingMem>(
     thread: u32,
     fd: u32,
     bytes: &[u8],
-) {
+) -> Option<u64> {
+    let mut last = None;
     let mut chunks = bytes.chunks(RING_PAYLOAD_BYTES).peekable();
     while let Some(chunk) = chunks.next() {
         let flags = if chunks.peek().is_some() {
@@ -352,8 +354,29 @@ pub fn write<H: Hal, M: RingMem>(
             arg0: fd as u64,
             arg1: 0,
         };
-        send::<H, M>(m, wait, max_sleep_ns, &p, chunk);
+        last = Some(send::<H, M>(m, wait, max_sleep_ns, &p, chunk));
     }
+    last
+}
+
+/// Waits until the host has taken the packet of ticket `t` (one without
+/// [`FLAG_REPLY`]): the host frees a slot once it has copied the packet, and
+/// handles packets in ticket order, so whatever the caller sends next is
+/// handled after it (a write's bytes reach the output before anything the
+/// program does next is seen by the host).
+pub fn wait_taken<H: Hal, M: RingMem>(m: &M, wait: &AtomicU32, max_sleep_ns: u32, t: u64) {
+    let f: fn(&M, &AtomicU32, u32, u64) = wait_taken_at::<H, M>;
+    out_of_line(f)(m, wait, max_sleep_ns, t)
+}
+
+/// [`wait_taken`]. Never inlined (see [`send_packet`]).
+#[inline(never)]
+fn wait_taken_at<H: Hal, M: RingMem>(m: &M, wait: &AtomicU32, max_sleep_ns: u32, t: u64) {
+    let i = (t & (m.capacity() - 1)) as usize;
+    // The host stores `seq = t + capacity`; later producers of the slot only
+    // raise it. Relaxed: nothing of the slot is read after.
+    let taken = t + m.capacity();
+    wait_host::<H>(wait, max_sleep_ns, || m.seq(i).load(Relaxed) >= taken);
 }
 
 /// A host call ([`crate::hostcall`]): sends the request `head ++ body` in

@@ -111,6 +111,10 @@ pub struct Slot {
     /// joined (still polling fast, so it wakes soonest), or one past the
     /// warp it last claimed; 0 = one past itself.
     pub spawn_hint: UnsafeCell<u32>,
+    /// Ticket + 1 of the last ring packet this warp's `write`s sent (0:
+    /// none yet), for `flush` to wait on. Kept across threads: a later
+    /// thread's flush finds an old ticket long taken.
+    pub last_write: UnsafeCell<u64>,
     /// Bit `i` set: `tls[i]` may be non-null (set by the owner when it
     /// stores a non-null value), so thread exit visits only those keys.
     pub tls_mask: UnsafeCell<u64>,
@@ -151,6 +155,7 @@ impl Slot {
                 lane_data: AtomicPtr::new(core::ptr::null_mut()),
                 heap_cache: UnsafeCell::new([ClassCache { hot: 0, own_head: 0, own_tail: 0, own_count: 0, adopted: 0 }; CACHED_CLASSES]),
                 spawn_hint: UnsafeCell::new(0),
+                last_write: UnsafeCell::new(0),
                 tls_mask: UnsafeCell::new(0),
                 tls_no_dtor: UnsafeCell::new(0),
                 tls: [const { CoreAtomicPtr::new(core::ptr::null_mut()) }; TLS_KEYS],

@@ -1,8 +1,9 @@
-//! Row 8: `println!` lines per second from 1, 132 and all threads, and the
-//! device-side cost of one call. Every line is `~ln VARIANT THREAD I`;
+//! Row 8: `println!` lines per second from 1, 132 and all threads, the
+//! device-side cost of one call, and one line's latency to the host. Every line is `~ln VARIANT THREAD I`;
 //! `gpurun-dev bench` counts them per variant (lines_received / lines_lost), so a
 //! lost line shows in the results.
 use gpu_benches::{Row, SAMPLES, WARMUP, ns, on_gpu, parallelism};
+use std::io::Write;
 use std::thread;
 use std::time::Instant;
 
@@ -49,6 +50,24 @@ fn main() {
     Row::new("println", "call_1_thread", "ns")
         .int("lines_expected", (WARMUP + SAMPLES) as i128)
         .str("measure", "one println! call returning (not the line reaching the host)")
+        .latency(&mut samples)
+        .print();
+
+    // `flush` returns once the host has taken the line (on the GPU: freed
+    // its ring slot after copying it; on a host: written it to the pipe).
+    let mut samples = Vec::with_capacity(SAMPLES);
+    let mut out = std::io::stdout();
+    for i in 0..WARMUP + SAMPLES {
+        let t = Instant::now();
+        println!("~ln line_to_host 0 {i}");
+        out.flush().unwrap();
+        if i >= WARMUP {
+            samples.push(ns(t.elapsed()));
+        }
+    }
+    Row::new("println", "line_to_host", "ns")
+        .int("lines_expected", (WARMUP + SAMPLES) as i128)
+        .str("measure", "println! then stdout().flush(): until the host has the line")
         .latency(&mut samples)
         .print();
 }

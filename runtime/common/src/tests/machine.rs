@@ -367,6 +367,29 @@ fn write_bad_fd_and_host_round_trip(lanes: u32) {
     assert_eq!(out.output(2), "err\n");
 }
 
+/// `__gpu_std_flush` returns only once the host has freed the slot of the
+/// caller's last write (the host frees it after copying the packet); with
+/// nothing written it returns at once. Without the wait, the host would
+/// still hold some of these slots when checked.
+fn flush_waits_for_the_host(lanes: u32) {
+    let out = run_ok(cfg(2, lanes), || {
+        use crate::ring::RingMem;
+        __gpu_std_flush();
+        let slot = runtime().slot(0);
+        let ring = runtime().ring();
+        for _ in 0..50 {
+            write(1, b"x\n");
+            // SAFETY: warp 0's own slot, read by warp 0.
+            let t = unsafe { *slot.last_write.get() } - 1;
+            __gpu_std_flush();
+            let seq = ring.seq((t % ring.capacity()) as usize).load(Relaxed);
+            assert!(seq >= t + ring.capacity(), "ticket {t}: seq {seq} after flush");
+        }
+        0
+    });
+    assert_eq!(out.output(1), "x\n".repeat(50));
+}
+
 /// getrandom's backend: the bytes come from the host (OS generator), a
 /// payload at a time, into memory that may be uninitialised.
 fn getrandom_backend_gets_host_bytes(lanes: u32) {
@@ -460,6 +483,7 @@ lanes_test!(
     poll_wait_on_two_words,
     tls_values_and_destructors,
     write_bad_fd_and_host_round_trip,
+    flush_waits_for_the_host,
     getrandom_backend_gets_host_bytes,
     exit_from_spawned_thread_ends_all,
     abort_and_panic_codes,

@@ -38,6 +38,14 @@ fn write(fd: u32, buf: &[u8]) -> io::Result<usize> {
     }
 }
 
+/// Returns once the host has taken every byte this thread wrote to stdout
+/// or stderr (one ring, in order): what the program does next reaches the
+/// host after that output.
+fn flush() -> io::Result<()> {
+    abi::__gpu_std_flush();
+    Ok(())
+}
+
 impl Stdout {
     pub const fn new() -> Stdout {
         Stdout
@@ -50,7 +58,7 @@ impl io::Write for Stdout {
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        Ok(())
+        flush()
     }
 }
 
@@ -66,7 +74,7 @@ impl io::Write for Stderr {
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        Ok(())
+        flush()
     }
 }
 

@@ -33,6 +33,7 @@ pub use rt::{
     __gpu_std_env,
     __gpu_std_envc,
     __gpu_std_exit,
+    __gpu_std_flush,
     __gpu_std_futex_wait,
     __gpu_std_futex_wake,
     __gpu_std_host_call,
