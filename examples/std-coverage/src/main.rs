@@ -569,6 +569,58 @@ fn sync(c: &mut Checks) {
         .count()
         + me as usize;
     c.check("Barrier", leaders == 1, format!("{leaders} leader"));
+
+    // Each cycle has one leader, and nobody leaves a cycle before all have
+    // arrived in it: a small barrier, and one of up to 300 threads (on GPUs
+    // from 256 threads its waiters poll several cache lines).
+    let all = thread::available_parallelism().map_or(1, |p| p.get());
+    for n in [3, all.min(300)] {
+        let b = Arc::new(BarrierCycles {
+            barrier: Barrier::new(n),
+            arrived: [const { AtomicUsize::new(0) }; BARRIER_CYCLES],
+            leaders: AtomicUsize::new(0),
+            early: AtomicUsize::new(0),
+        });
+        let hs: Vec<_> = (1..n).map(|_| {
+            let b = b.clone();
+            thread::spawn(move || b.run(n))
+        }).collect();
+        b.run(n);
+        hs.into_iter().for_each(|h| h.join().unwrap());
+        let (leaders, early) = (b.leaders.load(Ordering::SeqCst), b.early.load(Ordering::SeqCst));
+        c.check(
+            &format!("Barrier of {n}, {BARRIER_CYCLES} cycles"),
+            leaders == BARRIER_CYCLES && early == 0,
+            format!("{leaders} leaders, {early} left early"),
+        );
+    }
+    let zero_and_one = Barrier::new(0).wait().is_leader() && Barrier::new(1).wait().is_leader();
+    c.check("Barrier of 0 and of 1", zero_and_one, "each wait returns at once, as leader");
+}
+
+const BARRIER_CYCLES: usize = 5;
+
+struct BarrierCycles {
+    barrier: Barrier,
+    /// Threads that arrived in each cycle.
+    arrived: [AtomicUsize; BARRIER_CYCLES],
+    leaders: AtomicUsize,
+    /// Returns from `wait` that saw fewer than all arrived in their cycle.
+    early: AtomicUsize,
+}
+
+impl BarrierCycles {
+    fn run(&self, n: usize) {
+        for arrived in &self.arrived {
+            arrived.fetch_add(1, Ordering::SeqCst);
+            if self.barrier.wait().is_leader() {
+                self.leaders.fetch_add(1, Ordering::SeqCst);
+            }
+            if arrived.load(Ordering::SeqCst) != n {
+                self.early.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+    }
 }
 
 fn channels(c: &mut Checks) {
