@@ -43,6 +43,7 @@ const _: () = assert!(OP_CALL == OP_RANDOM + 1 && OP_CALL_MORE == OP_CALL + 1 &&
 compile_error!("the ring layout is little endian on both GPUs; a big-endian host would need byte swaps");
 
 const WORD: usize = 8;
+const SLOT_WORDS: usize = RING_SLOT_BYTES / WORD;
 const PAYLOAD_OFFSET: usize = size_of::<RingSlotHeader>();
 
 /// A ring protocol violation: the device wrote something no correct runtime
@@ -325,47 +326,15 @@ impl<'a> RingView<'a> {
         }
     }
 
-    /// Copies the published slot of `ticket` and decodes it. Of the payload
-    /// only the words in use are read: the device's writes left the slot
-    /// out of the host's caches, so every cache line read is a miss, and a
-    /// `println!` line fills one of the payload's three.
+    /// Copies the published slot of `ticket` and decodes it.
     pub fn read(&self, ticket: u64, num_threads: u32) -> Result<Packet, RingError> {
-        const HEADER_WORDS: usize = size_of::<RingSlotHeader>() / WORD;
         let base = self.slot_word(ticket);
         let mut snap = [0u8; RING_SLOT_BYTES];
-        let copy = |snap: &mut [u8; RING_SLOT_BYTES], words: std::ops::Range<usize>| {
-            for i in words {
-                // Relaxed is enough after the acquire load of `seq` in `state`.
-                let w = self.words[base + i].load(Ordering::Relaxed);
-                snap[i * WORD..(i + 1) * WORD].copy_from_slice(&w.to_le_bytes());
-            }
-        };
-        copy(&mut snap, 0..HEADER_WORDS);
-        // An out-of-range `len` is `decode_slot`'s error; read no further
-        // than the slot.
-        let len = u32_at(&snap, offset_of!(RingSlotHeader, len)) as usize;
-        copy(&mut snap, HEADER_WORDS..HEADER_WORDS + len.min(RING_PAYLOAD_BYTES).div_ceil(WORD));
-        decode_slot(&snap, ticket, num_threads)
-    }
-
-    /// Asks the CPU to start loading the slot of `ticket` (its header and
-    /// the first payload line) into its cache: the server calls it for a
-    /// packet ahead, so the misses of that slot overlap this one's work.
-    #[inline]
-    pub fn prefetch(&self, ticket: u64) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let slot = self.words[self.slot_word(ticket)..].as_ptr() as *const i8;
-            // SAFETY: a hint; the addresses are inside the ring (a slot is
-            // 256 bytes, the second line starts 64 bytes in).
-            unsafe {
-                use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-                _mm_prefetch::<_MM_HINT_T0>(slot);
-                _mm_prefetch::<_MM_HINT_T0>(slot.add(64));
-            }
+        for (i, w) in self.words[base..base + SLOT_WORDS].iter().enumerate() {
+            // Relaxed is enough after the acquire load of `seq` in `state`.
+            snap[i * WORD..(i + 1) * WORD].copy_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = ticket;
+        decode_slot(&snap, ticket, num_threads)
     }
 
     /// Frees the slot for ticket `ticket + capacity`.

@@ -179,8 +179,6 @@ pub struct Server<'a, S: Sink> {
 /// Packets handled before the sink is flushed even though more are
 /// published (bounds how long output is held back under a steady stream).
 const BATCH: usize = 1024;
-/// How many packets ahead of the one it reads the server prefetches.
-const PREFETCH_AHEAD: u64 = 2;
 /// Writes at most this long are kept as they are for the last-line report;
 /// longer ones have their last line extracted at once.
 const LAST_WRITE_KEPT: usize = 1024;
@@ -228,7 +226,6 @@ impl<'a, S: Sink> Server<'a, S> {
         let mut n = 0;
         while n < BATCH && self.ring.state(self.next)? == SlotState::Published {
             let ticket = self.next;
-            self.ring.prefetch(ticket + PREFETCH_AHEAD);
             let p = self.ring.read(ticket, self.num_threads)?;
             // The slot is copied: free it before the (slower) output work.
             // A reply means "the host has handled all before": flush first.

@@ -179,23 +179,6 @@ fn raw_args(words: &[AtomicU64], cap: u64, t: u64, op: u32, thread: u32, len: u3
     words[base].store(t + 1, Ordering::Release);
 }
 
-/// `read` copies the header and only the payload words in use: what the
-/// slot holds after `len` (an earlier packet's bytes) is not read.
-#[test]
-fn read_copies_only_the_payload_in_use() {
-    let words = setup(4);
-    let payload = (RING_SLOTS_OFFSET + std::mem::size_of::<RingSlotHeader>()) / 8;
-    for w in &words[payload..payload + RING_PAYLOAD_BYTES / 8] {
-        w.store(u64::from_le_bytes(*b"stale..."), Ordering::Relaxed);
-    }
-    words[payload].store(u64::from_le_bytes(*b"hi\n\0\0\0\0\0"), Ordering::Relaxed);
-    words[payload + 1].store(u64::from_le_bytes(*b"12345678"), Ordering::Relaxed);
-    raw(&words, 4, 0, OP_WRITE, 0, 11, 0, 1);
-    let p = RingView::new(&words, 4).unwrap().read(0, 4).unwrap();
-    assert_eq!(p.payload(), &b"hi\n\0\0\0\0\012345678"[..11]);
-    assert!(p.payload[16..].iter().all(|&b| b == 0), "read past the words in use");
-}
-
 #[test]
 fn corrupt_packets_are_errors() {
     type Case = ((u32, u32, u32, u32, u64, u64), fn(&RingError) -> bool);
