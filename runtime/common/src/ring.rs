@@ -14,7 +14,10 @@ use core::ptr;
 
 use crate::backoff::Backoff;
 use crate::hal::{Hal, out_of_line};
-use crate::primitive::{AtomicU32, AtomicU64, Ordering::Relaxed};
+use crate::primitive::{
+    AtomicU32, AtomicU64,
+    Ordering::{Acquire, Relaxed},
+};
 use crate::protocol::{
     FLAG_MORE, FLAG_REPLY, OP_WRITE, RING_MAGIC, RING_PAYLOAD_BYTES, RING_SLOT_BYTES,
     RING_SLOTS_OFFSET, RingHeader, RingSlotHeader, WAIT_HOST, WAIT_NONE,
@@ -261,10 +264,15 @@ fn take_ticket<M: RingMem>(m: &M) -> u64 {
 #[inline(always)]
 fn publish_at<H: Hal, M: RingMem>(m: &M, wait: &AtomicU32, max_sleep_ns: u32, t: u64, packet: &Packet, payload: &[u8]) {
     let i = (t & (m.capacity() - 1)) as usize;
-    // Relaxed + acquire fence: the previous user of the slot (host, or a
-    // device reply reader) is done with it before we overwrite it.
-    wait_host::<H>(wait, max_sleep_ns, || m.seq(i).load(Relaxed) == t);
-    H::fence_system_acquire();
+    // Acquire: the previous user of the slot (host, or a device reply
+    // reader) is done with it before we overwrite it. The slot is free at
+    // the first look unless the ring is full, so that look is an acquire
+    // load (an H100 takes one as long as a relaxed load at device scope);
+    // a wait polls relaxed and then fences (`fence.acq_rel.sys`, ~0.7 µs).
+    if m.seq(i).load(Acquire) != t {
+        wait_host::<H>(wait, max_sleep_ns, || m.seq(i).load(Relaxed) == t);
+        H::fence_system_acquire();
+    }
     // SAFETY: `seq == t`: the slot is ours until we publish it.
     unsafe { m.fill(i, packet, payload) };
     // Release at system scope: the payload reaches the host before `seq`.
