@@ -1,8 +1,8 @@
 //! Row 8: `println!` lines per second from 1, 132 and all threads, the
-//! device-side cost of one call, and one line's latency to the host. Every line is `~ln VARIANT THREAD I`;
-//! `gpurun-dev bench` counts them per variant (lines_received / lines_lost), so a
-//! lost line shows in the results.
-use gpu_benches::{Row, SAMPLES, WARMUP, ns, on_gpu, parallelism};
+//! device-side cost of one call, and one line's latency to the host. Every
+//! line is `~ln VARIANT THREAD I`; `gpurun-dev bench` counts them per variant
+//! (lines_received / lines_lost), so a lost line shows in the results.
+use gpu_benches::{Row, SAMPLES, WARMUP, batched_samples, on_gpu, parallelism};
 use std::io::Write;
 use std::thread;
 use std::time::Instant;
@@ -39,14 +39,13 @@ fn main() {
     throughput("132_threads", 132, 1_000);
     throughput("all_threads", all, (LINES / all).max(1));
 
-    let mut samples = Vec::with_capacity(SAMPLES);
-    for i in 0..WARMUP + SAMPLES {
-        let t = Instant::now();
+    // A batch of 1: a sample is one line. Lines are numbered from 0, the
+    // warm-up's included.
+    let mut i = 0;
+    let mut samples = batched_samples(SAMPLES, 1, || {
         println!("~ln call_1_thread 0 {i}");
-        if i >= WARMUP {
-            samples.push(ns(t.elapsed()));
-        }
-    }
+        i += 1;
+    });
     Row::new("println", "call_1_thread", "ns")
         .int("lines_expected", (WARMUP + SAMPLES) as i128)
         .str("measure", "one println! call returning (not the line reaching the host)")
@@ -55,16 +54,13 @@ fn main() {
 
     // `flush` returns once the host has taken the line (on the GPU: freed
     // its ring slot after copying it; on a host: written it to the pipe).
-    let mut samples = Vec::with_capacity(SAMPLES);
     let mut out = std::io::stdout();
-    for i in 0..WARMUP + SAMPLES {
-        let t = Instant::now();
+    let mut i = 0;
+    let mut samples = batched_samples(SAMPLES, 1, || {
         println!("~ln line_to_host 0 {i}");
         out.flush().unwrap();
-        if i >= WARMUP {
-            samples.push(ns(t.elapsed()));
-        }
-    }
+        i += 1;
+    });
     Row::new("println", "line_to_host", "ns")
         .int("lines_expected", (WARMUP + SAMPLES) as i128)
         .str("measure", "println! then stdout().flush(): until the host has the line")
