@@ -6,6 +6,8 @@
 //!   found, from a bundle of built programs (scripts/make-gpu-bundle.sh).
 //! - `gpurun-dev selftest`: both on the GPU found, one report file to attach
 //!   to an issue (builds the bundle, or `--bundle DIR` where there is no Rust).
+//! - `gpurun-dev ptx-split PTX --out DIR`: a PTX module as the parts `gpurun
+//!   run` compiles (for measuring ptxas part by part, dev/probes).
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -58,6 +60,16 @@ enum Command {
         #[arg(long)]
         list: bool,
     },
+    /// Split a PTX module as `gpurun run` does before `ptxas -c`: DIR/partN.ptx, and the register cap on stdout
+    PtxSplit {
+        ptx: PathBuf,
+        /// Where the parts go (created)
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// Number of parts; 0: one function per part
+        #[arg(long, default_value_t = 0)]
+        parts: usize,
+    },
 }
 
 fn main() -> ExitCode {
@@ -73,6 +85,17 @@ fn main() -> ExitCode {
 
 fn dispatch(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
+        Command::PtxSplit { ptx, out, parts } => {
+            let text = std::fs::read_to_string(&ptx).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", ptx.display()))?;
+            let parts = if parts == 0 { usize::MAX } else { parts };
+            let (parts, max_registers) = gpu_toolchain::ptx_parts::split(&text, parts)?;
+            std::fs::create_dir_all(&out)?;
+            for (i, p) in parts.iter().enumerate() {
+                std::fs::write(out.join(format!("part{i}.ptx")), p)?;
+            }
+            println!("{} parts in {}; register cap: {}", parts.len(), out.display(), max_registers.map_or("none".into(), |n| n.to_string()));
+            Ok(0)
+        }
         Command::Bench(args) => bench::bench(args),
         Command::Selftest(args) => selftest::selftest(args),
         Command::Acceptance { bundle, arch, gpurun, logs, skip, only, timeout, list } => {

@@ -119,8 +119,12 @@ pub fn cubin_for(
     let what = format!("compiling {name} for {arch} with ptxas ({note})");
     let start = Instant::now();
     let nvlink = ptxas.parent().map(|d| d.join("nvlink")).filter(|p| p.is_file());
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let parts = part_count(cores).inspect_err(|_| {
+        let _ = std::fs::remove_dir_all(&work);
+    })?;
     let bytes = match nvlink {
-        Some(nvlink) => match compile_split(&ptxas, &nvlink, ptx, arch, &work, &what) {
+        Some(nvlink) => match compile_split(&ptxas, &nvlink, ptx, arch, parts, cores, &work, &what) {
             Ok(b) => Ok(b),
             Err(e) => {
                 eprintln!("gpurun: warning: the split compile failed ({e}); compiling the whole program at once");
@@ -155,16 +159,16 @@ fn compile_whole(ptxas: &Path, ptx: &[u8], arch: &str, work: &Path, what: &str) 
     std::fs::write(&input, ptx).map_err(|e| format!("cannot write {}: {e}", input.display()))?;
     let mut cmd = Command::new(ptxas);
     cmd.arg(format!("-arch={arch}")).arg("-o").arg(&output).arg(&input);
-    run_with_progress(vec![cmd], what)?;
+    run_with_progress(vec![cmd], 1, what)?;
     std::fs::read(&output).map_err(|e| format!("cannot read {}: {e}", output.display()))
 }
 
-/// The module split into one part per core ([`gpu_toolchain::ptx_parts`]), each
-/// compiled by `ptxas -c` at the same time, then linked by `nvlink`.
-fn compile_split(ptxas: &Path, nvlink: &Path, ptx: &[u8], arch: &str, work: &Path, what: &str) -> Result<Vec<u8>, String> {
+/// The module split into parts ([`gpu_toolchain::ptx_parts`]), compiled by
+/// `ptxas -c`, one process per core at a time, then linked by `nvlink`.
+#[allow(clippy::too_many_arguments)]
+fn compile_split(ptxas: &Path, nvlink: &Path, ptx: &[u8], arch: &str, parts: usize, jobs: usize, work: &Path, what: &str) -> Result<Vec<u8>, String> {
     let text = std::str::from_utf8(ptx).map_err(|e| format!("the PTX is not UTF-8: {e}"))?;
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let (parts, max_registers) = gpu_toolchain::ptx_parts::split(text, cores.min(MAX_PARTS)).map_err(|e| e.to_string())?;
+    let (parts, max_registers) = gpu_toolchain::ptx_parts::split(text, parts).map_err(|e| e.to_string())?;
     let mut compiles = Vec::new();
     let mut objects = Vec::new();
     for (i, part) in parts.iter().enumerate() {
@@ -181,7 +185,7 @@ fn compile_split(ptxas: &Path, nvlink: &Path, ptx: &[u8], arch: &str, work: &Pat
         compiles.push(cmd);
         objects.push(object);
     }
-    run_with_progress(compiles, what)?;
+    run_with_progress(compiles, jobs, what)?;
     let output = work.join("linked.cubin");
     let mut link = Command::new(nvlink);
     link.arg(format!("-arch={arch}")).arg("-o").arg(&output).args(&objects);
@@ -193,10 +197,27 @@ fn compile_split(ptxas: &Path, nvlink: &Path, ptx: &[u8], arch: &str, work: &Pat
 }
 
 /// Names the way cubins are made, for the cache key: change it when that changes.
-const COMPILE_SCHEME: &str = "ptxas -c per part, nvlink (ptx_parts v2: balanced by size^1.5)";
+const COMPILE_SCHEME: &str = "ptxas -c per part, nvlink (ptx_parts v3: balanced by size^1.5, each part declaring what it names)";
+
+/// Parts per core: more parts than cores, handed out as cores free up, so
+/// that a part whose `ptxas` takes longer than its estimate delays the
+/// whole compile by less. Each part costs some `ptxas` time of its own
+/// (real-crates, 16 cores: 69 s of ptxas in 16 parts, 84 s in 48); 2 and
+/// 3 per core loaded it equally fast on the H100's host
+/// (bench-results/size-and-load/2026-11-24-h100-first-load-parts-ab.md).
+const PARTS_PER_CORE: usize = 2;
 
 /// Parts a module is split into at most (one `ptxas` process each).
-const MAX_PARTS: usize = 32;
+const MAX_PARTS: usize = 96;
+
+/// How many parts to split into: `$GPURUN_PTXAS_PARTS` if set (for
+/// measuring), else [`PARTS_PER_CORE`] per core, at most [`MAX_PARTS`].
+fn part_count(cores: usize) -> Result<usize, String> {
+    match std::env::var("GPURUN_PTXAS_PARTS") {
+        Ok(v) => v.parse::<usize>().ok().filter(|&n| n > 0).ok_or(format!("GPURUN_PTXAS_PARTS={v}: expected a number of parts above 0")),
+        Err(_) => Ok((cores * PARTS_PER_CORE).min(MAX_PARTS)),
+    }
+}
 
 /// `(13, 0)` from `ptxas --version`'s "Cuda compilation tools, release 13.0, V13.0.88".
 fn ptxas_release(version: &str) -> Option<(i32, i32)> {
@@ -220,59 +241,75 @@ fn tempdir() -> Result<PathBuf, String> {
     Ok(dir)
 }
 
-/// Runs the compiles, all at once, saying what they do and, on a terminal,
-/// how far they are (parts done and seconds), so a long compile never looks
-/// like a hang. Every command must succeed.
-fn run_with_progress(cmds: Vec<Command>, what: &str) -> Result<(), String> {
+/// Runs the compiles, `jobs` at a time in the order given, saying what
+/// they do and, on a terminal, how far they are (parts done and seconds),
+/// so a long compile never looks like a hang. Every command must succeed.
+fn run_with_progress(cmds: Vec<Command>, jobs: usize, what: &str) -> Result<(), String> {
     let tty = std::io::stderr().is_terminal();
     let total = cmds.len();
-    eprintln!("gpurun: {what}{}...", if total > 1 { format!(", {total} parts in parallel") } else { String::new() });
+    let at_once = if total > jobs { format!(", {jobs} at a time") } else { String::new() };
+    eprintln!("gpurun: {what}{}...", if total > 1 { format!(", {total} parts{at_once}") } else { String::new() });
     let start = Instant::now();
-    let mut running = Vec::new();
-    for mut cmd in cmds {
-        let mut child = cmd.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().map_err(|e| format!("cannot run ptxas: {e}"))?;
-        let stderr = child.stderr.take().expect("piped");
-        let reader = std::thread::spawn(move || std::io::read_to_string(stderr).unwrap_or_default());
-        running.push((child, Some(reader)));
-    }
-    let mut failures = Vec::new();
-    let mut done = 0;
-    let mut last_tick = 0;
-    while done < total {
-        for (child, reader) in running.iter_mut() {
-            if reader.is_none() {
-                continue;
+    // Workers take the next command as soon as theirs ends.
+    let queue = std::sync::Mutex::new(cmds.into_iter());
+    let (finished, results) = std::sync::mpsc::channel();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.clamp(1, total.max(1)) {
+            let (queue, finished) = (&queue, finished.clone());
+            scope.spawn(move || {
+                loop {
+                    let Some(mut cmd) = queue.lock().unwrap_or_else(|e| e.into_inner()).next() else { break };
+                    let result = match cmd.stdout(Stdio::null()).stderr(Stdio::piped()).output() {
+                        Ok(out) if out.status.success() => Ok(()),
+                        Ok(out) => Err(format!("ptxas failed ({}):\n{}", out.status, String::from_utf8_lossy(&out.stderr).trim())),
+                        Err(e) => Err(format!("cannot run ptxas: {e}")),
+                    };
+                    if result.is_err() {
+                        // One failure fails the compile: start no more.
+                        queue.lock().unwrap_or_else(|e| e.into_inner()).by_ref().for_each(drop);
+                    }
+                    if finished.send(result).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(finished);
+        let mut failure = None;
+        let (mut done, mut last_tick) = (0, 0);
+        while done < total {
+            match results.recv_timeout(Duration::from_millis(250)) {
+                Ok(result) => {
+                    done += 1;
+                    if let Err(e) = result {
+                        failure.get_or_insert(e);
+                    }
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
             }
-            if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
-                let log = reader.take().expect("checked").join().unwrap_or_default();
-                done += 1;
-                if !status.success() {
-                    failures.push(format!("ptxas failed ({status}):\n{}", log.trim()));
+            let secs = start.elapsed().as_secs();
+            if secs != last_tick && (tty || secs % 10 == 0) {
+                last_tick = secs;
+                let parts = if total > 1 { format!("{done}/{total} parts, ") } else { String::new() };
+                if tty {
+                    eprint!("\rgpurun: {what}: {parts}{secs} s");
+                } else {
+                    eprintln!("gpurun: {what}: {parts}{secs} s");
                 }
             }
         }
-        let secs = start.elapsed().as_secs();
-        if secs != last_tick && (tty || secs % 10 == 0) {
-            last_tick = secs;
-            let parts = if total > 1 { format!("{done}/{total} parts, ") } else { String::new() };
-            if tty {
-                eprint!("\rgpurun: {what}: {parts}{secs} s");
-            } else {
-                eprintln!("gpurun: {what}: {parts}{secs} s");
+        if tty && last_tick > 0 {
+            eprintln!();
+        }
+        match failure {
+            Some(f) => Err(f),
+            None => {
+                eprintln!("gpurun: compiled in {:.1} s", start.elapsed().as_secs_f64());
+                Ok(())
             }
         }
-        if done < total {
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-    if tty && last_tick > 0 {
-        eprintln!();
-    }
-    if let Some(f) = failures.into_iter().next() {
-        return Err(f);
-    }
-    eprintln!("gpurun: compiled in {:.1} s", start.elapsed().as_secs_f64());
-    Ok(())
+    })
 }
 
 /// What the cache holds: (entries, bytes).
@@ -331,6 +368,7 @@ mod tests {
         std::fs::create_dir_all(&root).unwrap();
         let tool = |name: &str, body: &str| {
             let path = root.join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(&path, format!("#!/bin/sh\n{body}")).unwrap();
             std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
             path
@@ -378,11 +416,32 @@ mod tests {
         let (bytes, _) = cubin_for(ptx.as_bytes(), "b", "sm_90", 13000, CachePolicy::Use).unwrap().unwrap();
         let linked = String::from_utf8(bytes).unwrap();
         let parts = compiles() - before;
-        assert_eq!(parts, std::thread::available_parallelism().map_or(1, |n| n.get()).min(3));
+        // Two parts per core, at most one per function: three here.
+        assert_eq!(parts, 3);
         assert_eq!(linked.matches(".visible .entry __gpu_start(").count(), 1, "{linked}");
         assert_eq!(linked.matches(".visible .func g()\n{").count(), 1, "{linked}");
         let calls = std::fs::read_to_string(&log).unwrap();
         assert!(calls.lines().skip(before).all(|l| l.starts_with("-c -arch=sm_90 --device-function-maxrregcount 64 ")), "{calls}");
+        // GPURUN_PTXAS_PARTS chooses the count.
+        unsafe { std::env::set_var("GPURUN_PTXAS_PARTS", "2") };
+        let before = compiles();
+        cubin_for(ptx.as_bytes(), "b", "sm_90", 13000, CachePolicy::Bypass).unwrap().unwrap();
+        assert_eq!(compiles() - before, 2);
+        unsafe { std::env::set_var("GPURUN_PTXAS_PARTS", "none") };
+        let e = cubin_for(ptx.as_bytes(), "b", "sm_90", 13000, CachePolicy::Bypass).unwrap_err();
+        assert!(e.contains("GPURUN_PTXAS_PARTS=none"), "{e}");
+        unsafe { std::env::remove_var("GPURUN_PTXAS_PARTS") };
+        // A part that ptxas refuses fails the compile with ptxas's words (the
+        // whole-program fallback then refuses it too).
+        let picky = tool(
+            "picky/ptxas",
+            "[ \"$1\" = --version ] && { echo fake 1.0; exit 0; }\nfor a; do in=$a; done\n\
+             if grep -q 'call.uni g' \"$in\"; then echo \"$in: error: no g today\" >&2; exit 1; fi\n",
+        );
+        std::fs::copy(root.join("nvlink"), root.join("picky/nvlink")).unwrap();
+        unsafe { std::env::set_var("GPURUN_PTXAS", &picky) };
+        let e = cubin_for(ptx.as_bytes(), "b", "sm_90", 13000, CachePolicy::Bypass).unwrap_err();
+        assert!(e.contains("ptxas failed") && e.contains("error: no g today"), "{e}");
         // A ptxas newer than the driver is left alone: the driver's JIT compiles.
         let newer = tool("ptxas-newer", "echo 'Cuda compilation tools, release 99.0, V99.0.1'\n");
         unsafe { std::env::set_var("GPURUN_PTXAS", &newer) };
@@ -409,7 +468,7 @@ mod real_ptxas {
         let nvlink = ptxas.parent().unwrap().join("nvlink");
         let work = super::tempdir().unwrap();
         let start = std::time::Instant::now();
-        let cubin = super::compile_split(&ptxas, &nvlink, &ptx, "sm_90", &work, "test").map_err(|e| format!("{e} (parts kept in {})", work.display())).unwrap();
+        let cubin = super::compile_split(&ptxas, &nvlink, &ptx, "sm_90", 3 * 4, 4, &work, "test").map_err(|e| format!("{e} (parts kept in {})", work.display())).unwrap();
         eprintln!("{} bytes of PTX -> {} bytes of cubin in {:.1} s", ptx.len(), cubin.len(), start.elapsed().as_secs_f64());
         let _ = std::fs::remove_dir_all(&work);
         let code = crate::codeobj::CodeObject::from_bytes(std::path::Path::new("linked.cubin"), cubin).unwrap();
