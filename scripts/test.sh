@@ -15,6 +15,9 @@ cargo test --release -p gpurun-dev --test native_hip -- --ignored --nocapture
 if cuda_bin=$(bash scripts/install-cuda-tools.sh); then
     GPURUN_PTXAS=$cuda_bin/ptxas GPURUN_TEST_PTX=$PWD/target/gpu-build/sm_90/nvptx64-nvidia-cuda-std/release/hello-threads.ptx \
         cargo test --release -p launcher --lib -- --ignored real_ptxas
+    # ... and with line info (dev/tests/line_info.rs built it): -lineinfo.
+    GPURUN_PTXAS=$cuda_bin/ptxas GPURUN_TEST_PTX=$PWD/target/gpu-build-line-info/nvptx64-nvidia-cuda-std/release/hello-threads.ptx \
+        cargo test --release -p launcher --lib -- --ignored real_ptxas
 else
     echo "test.sh: skipped the split PTX compile test: CUDA's ptxas/nvlink could not be installed from PyPI"
 fi

@@ -158,7 +158,7 @@ fn compile_whole(ptxas: &Path, ptx: &[u8], arch: &str, work: &Path, what: &str) 
     let (input, output) = (work.join("whole.ptx"), work.join("whole.cubin"));
     std::fs::write(&input, ptx).map_err(|e| format!("cannot write {}: {e}", input.display()))?;
     let mut cmd = Command::new(ptxas);
-    cmd.arg(format!("-arch={arch}")).arg("-o").arg(&output).arg(&input);
+    cmd.arg(format!("-arch={arch}")).args(line_info(ptx)).arg("-o").arg(&output).arg(&input);
     run_with_progress(vec![cmd], 1, what)?;
     std::fs::read(&output).map_err(|e| format!("cannot read {}: {e}", output.display()))
 }
@@ -175,7 +175,7 @@ fn compile_split(ptxas: &Path, nvlink: &Path, ptx: &[u8], arch: &str, parts: usi
         let (input, object) = (work.join(format!("part{i}.ptx")), work.join(format!("part{i}.o")));
         std::fs::write(&input, part).map_err(|e| format!("cannot write {}: {e}", input.display()))?;
         let mut cmd = Command::new(ptxas);
-        cmd.arg("-c").arg(format!("-arch={arch}"));
+        cmd.arg("-c").arg(format!("-arch={arch}")).args(line_info(ptx));
         if let Some(n) = max_registers {
             // `.maxnreg` caps the kernel; under -c its callees need their own cap.
             // (ptxas reads this option's value as the next argument, not after `=`.)
@@ -194,6 +194,13 @@ fn compile_split(ptxas: &Path, nvlink: &Path, ptx: &[u8], arch: &str, parts: usi
         return Err(format!("nvlink failed ({}):\n{}", out.status, String::from_utf8_lossy(&out.stderr).trim()));
     }
     std::fs::read(&output).map_err(|e| format!("cannot read {}: {e}", output.display()))
+}
+
+/// `-lineinfo` where the PTX has line info (`.loc`, built with `debug =
+/// "line-tables-only"` or more): the cubin then maps its code to source
+/// lines for the profilers (`ncu`) and `compute-sanitizer`.
+fn line_info(ptx: &[u8]) -> Option<&'static str> {
+    ptx.windows(6).any(|w| w == b"\t.loc\t").then_some("-lineinfo")
 }
 
 /// Names the way cubins are made, for the cache key: change it when that changes.

@@ -36,6 +36,8 @@ struct Definition<'a> {
 /// The parts of a module: what every part repeats, and the definitions.
 struct Module<'a> {
     header: Vec<&'a str>,
+    /// Source files of the `.loc` line info (`.file 3 "src/x.rs"`): number, path.
+    files: Vec<(u32, &'a str)>,
     /// Prototypes of functions the module does not define (`.extern .func`).
     externs: Vec<String>,
     /// Module-scope variables, one line each.
@@ -64,7 +66,7 @@ fn offset(text: &str, line: &str) -> usize {
 
 fn parse(ptx: &str) -> Result<Module<'_>, PtxError> {
     let lines: Vec<&str> = ptx.lines().collect();
-    let mut m = Module { header: Vec::new(), externs: Vec::new(), variables: Vec::new(), definitions: Vec::new(), max_registers: None };
+    let mut m = Module { header: Vec::new(), files: Vec::new(), externs: Vec::new(), variables: Vec::new(), definitions: Vec::new(), max_registers: None };
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i];
@@ -116,6 +118,25 @@ fn parse(ptx: &str) -> Result<Module<'_>, PtxError> {
             m.variables.push(line);
         } else if t.starts_with(".version") || t.starts_with(".target") || t.starts_with(".address_size") {
             m.header.push(line);
+        } else if t.starts_with(".section") {
+            // DWARF (`.section .debug_info { ... }`, written with any debug
+            // info): its labels and offsets describe one module as `llc`
+            // wrote it, so parts cannot share it. Dropped; the line info
+            // (`.file`, `.loc`) stays, which is what `ptxas -lineinfo` and
+            // the profilers read.
+            // `.section .debug_macinfo { }` opens and closes on one line.
+            let close = if t.contains('{') && t.ends_with('}') {
+                i
+            } else {
+                (i + 1..lines.len()).find(|&k| lines[k].trim() == "}").ok_or(PtxError::UnterminatedBody { line: i + 1 })?
+            };
+            i = close + 1;
+            continue;
+        } else if let Some(rest) = t.strip_prefix(".file") {
+            // `.file 3 "path"` (with line info, `debug = "line-tables-only"`).
+            let (n, path) = rest.trim_start().split_once(char::is_whitespace).ok_or(PtxError::UnknownLine { line: i + 1, text: t.to_string() })?;
+            let n = n.parse().map_err(|_| PtxError::UnknownLine { line: i + 1, text: t.to_string() })?;
+            m.files.push((n, path.trim()));
         } else if !(t.is_empty() || t.starts_with("//")) {
             return Err(PtxError::UnknownLine { line: i + 1, text: t.to_string() });
         }
@@ -125,6 +146,19 @@ fn parse(ptx: &str) -> Result<Module<'_>, PtxError> {
         return Err(PtxError::NoHeader);
     }
     Ok(m)
+}
+
+/// The header lines, without the `debug` of `.target sm_90, debug`: that
+/// promises the DWARF sections, which [`parse`] drops.
+fn header_text(header: &[&str]) -> String {
+    let lines: Vec<String> = header
+        .iter()
+        .map(|h| match h.trim_start().strip_prefix(".target") {
+            Some(t) => format!(".target {}", t.split(',').map(str::trim).filter(|w| *w != "debug").collect::<Vec<_>>().join(", ")),
+            None => h.to_string(),
+        })
+        .collect();
+    lines.join("\n")
 }
 
 /// The prototype of a definition, with the linkage given.
@@ -207,8 +241,12 @@ pub fn split(ptx: &str, parts: usize) -> Result<(Vec<String>, Option<u32>), PtxE
     }
     let mut out = Vec::with_capacity(parts);
     for (p, named) in named.iter().enumerate() {
-        let mut s = m.header.join("\n");
+        let mut s = header_text(&m.header);
         s.push_str("\n\n");
+        // Every part keeps the whole file table: its `.loc`s keep their numbers.
+        for (n, path) in &m.files {
+            let _ = writeln!(s, ".file {n} {path}");
+        }
         for e in &m.externs {
             if crate::size::ptx_header_name(e).is_some_and(|n| named.contains(n)) {
                 s.push_str(e);
@@ -266,7 +304,7 @@ pub fn merge(parts: &[String], local: &HashSet<String>) -> Result<String, PtxErr
         }
     }
     let linkage = |name: &str| if local.contains(name) { "" } else { ".visible " };
-    let mut s = first.header.join("\n");
+    let mut s = header_text(&first.header);
     s.push_str("\n\n");
     let mut seen = HashSet::new();
     for e in modules.iter().flat_map(|m| &m.externs) {
@@ -294,13 +332,53 @@ pub fn merge(parts: &[String], local: &HashSet<String>) -> Result<String, PtxErr
             let _ = writeln!(s, "{}", v.trim());
         }
     }
-    for d in modules.iter().flat_map(|m| &m.definitions) {
-        let name = crate::size::ptx_header_name(d.head[0]).unwrap_or("");
-        s.push_str(if d.is_kernel { ".visible " } else { linkage(name) });
-        s.push_str(strip_linkage(d.text));
-        s.push('\n');
+    // Each part numbered its source files from 1: one table for the whole
+    // module, and each part's `.loc`s renumbered into it.
+    let mut files: Vec<&str> = Vec::new();
+    let mut renumber: Vec<std::collections::HashMap<u32, usize>> = Vec::new();
+    for m in &modules {
+        let mut map = std::collections::HashMap::new();
+        for &(n, path) in &m.files {
+            let global = files.iter().position(|f| *f == path).unwrap_or_else(|| {
+                files.push(path);
+                files.len() - 1
+            });
+            map.insert(n, global + 1);
+        }
+        renumber.push(map);
+    }
+    for (m, map) in modules.iter().zip(&renumber) {
+        for d in &m.definitions {
+            let name = crate::size::ptx_header_name(d.head[0]).unwrap_or("");
+            s.push_str(if d.is_kernel { ".visible " } else { linkage(name) });
+            let text = strip_linkage(d.text);
+            if map.iter().all(|(&from, &to)| from as usize == to) {
+                s.push_str(text);
+            } else {
+                for line in text.lines() {
+                    s.push_str(&renumbered_loc(line, map).unwrap_or_else(|| line.to_string()));
+                    s.push('\n');
+                }
+                s.pop();
+            }
+            s.push('\n');
+        }
+    }
+    for (i, path) in files.iter().enumerate() {
+        let _ = writeln!(s, ".file {} {path}", i + 1);
     }
     Ok(s)
+}
+
+/// A `.loc FILE LINE COL` line with its file renumbered by `map`; `None`
+/// for any other line.
+fn renumbered_loc(line: &str, map: &std::collections::HashMap<u32, usize>) -> Option<String> {
+    let t = line.trim_start();
+    let rest = t.strip_prefix(".loc")?;
+    let rest = rest.trim_start();
+    let (n, tail) = rest.split_once(char::is_whitespace)?;
+    let to = map.get(&n.parse().ok()?)?;
+    Some(format!("{}.loc\t{to} {}", &line[..line.len() - t.len()], tail.trim_start()))
 }
 
 #[cfg(test)]
@@ -412,6 +490,28 @@ mod tests {
             split(&odd, 2).unwrap_err().to_string(),
             "a module-scope line this splitter does not know, at line 8: .alias a, b;"
         );
+    }
+
+    #[test]
+    fn line_info_survives_split_and_merge() {
+        // llc numbers each part's files from 1; merged, one table.
+        let a = ".version 7.8\n.target sm_90, debug\n.address_size 64\n\n.func f()\n{\n\t.loc\t1 3 4\n\tret;\n}\n\t.file\t1 \"/src/a.rs\"\n";
+        let b = ".version 7.8\n.target sm_90\n.address_size 64\n\n.func g()\n{\n\t.loc\t1 5 6\n\t.loc\t2 7 8\n\tret;\n}\n\t.file\t1 \"/src/b.rs\"\n\t.file\t2 \"/src/a.rs\"\n\t.section\t.debug_abbrev\n\t{\n.b8 1\n\t}\n\t.section\t.debug_macinfo\t{\t}\n";
+        let local: HashSet<String> = ["f", "g"].iter().map(|s| s.to_string()).collect();
+        let whole = merge(&[a.to_string(), b.to_string()], &local).unwrap();
+        assert!(whole.contains("{\n\t.loc\t1 3 4\n\tret;\n}"), "{whole}");
+        assert!(whole.contains("{\n\t.loc\t2 5 6\n\t.loc\t1 7 8\n\tret;\n}"), "{whole}");
+        assert!(whole.contains(".file 1 \"/src/a.rs\"\n.file 2 \"/src/b.rs\"\n"), "{whole}");
+        // DWARF sections describe one part's layout: dropped, and the target
+        // no longer promises them.
+        assert!(whole.starts_with(".version 7.8\n.target sm_90\n"), "{whole}");
+        assert!(!whole.contains(".section") && !whole.contains(".b8 1"), "{whole}");
+        // Split again, every part has the table and its functions' .locs.
+        let (parts, _) = split(&whole, 2).unwrap();
+        for p in &parts {
+            assert!(p.contains(".file 1 \"/src/a.rs\"\n.file 2 \"/src/b.rs\"\n"), "{p}");
+        }
+        assert!(parts.iter().any(|p| p.contains("\t.loc\t2 5 6\n\t.loc\t1 7 8")));
     }
 
     #[test]

@@ -35,6 +35,7 @@ pub mod amd_lanes;
 mod ar;
 pub mod call_stack;
 mod error;
+pub mod debug_locations;
 pub use error::LinkError;
 pub mod device_scope;
 pub mod int128_float;
@@ -579,6 +580,9 @@ fn rewrite_ir(bin: &Path, work: &Path, optimized: &Path, target: Target, passes:
         }
         ir = scoped;
         changed = true;
+    }
+    if changed && let Some(located) = debug_locations::locate(&ir) {
+        ir = located;
     }
     Ok(changed.then_some(ir))
 }

@@ -196,10 +196,19 @@ fn made_hidden(line: &str, local: bool, after: &str) -> String {
     format!("{}hidden{}", &line[..at], &rest[word..])
 }
 
-/// `define` header → `declare` (arguments may keep their names).
+/// `define` header → `declare` (arguments may keep their names; metadata
+/// attachments such as `!dbg !12`, which a declaration may not carry, go).
 fn function_declaration(header: &str, local: bool) -> Option<String> {
     let head = made_hidden(header, local, "define ");
-    let body = head.strip_prefix("define ")?.trim_end().strip_suffix('{')?.trim_end();
+    let mut body = head.strip_prefix("define ")?.trim_end().strip_suffix('{')?.trim_end();
+    // Attachments come last, each `!kind !N`.
+    while let Some((rest, node)) = body.rsplit_once(' ')
+        && node.starts_with('!')
+        && let Some((rest, kind)) = rest.rsplit_once(' ')
+        && kind.starts_with('!')
+    {
+        body = rest.trim_end();
+    }
     Some(format!("declare {body}"))
 }
 
@@ -354,6 +363,14 @@ attributes #1 = { alwaysinline nounwind }
         let mut localized: Vec<&str> = s.localized.iter().map(String::as_str).collect();
         localized.sort();
         assert_eq!(localized, ["alloc_$_1", "big", "small_$_llvm_$_1", "vtable"]);
+    }
+
+    #[test]
+    fn declarations_drop_metadata_attachments() {
+        let d = function_declaration("define internal void @f(ptr noundef %0) unnamed_addr #6 !dbg !994 !prof !3 {", true);
+        assert_eq!(d.as_deref(), Some("declare hidden void @f(ptr noundef %0) unnamed_addr #6"));
+        let d = function_declaration("define void @g() #0 {", false);
+        assert_eq!(d.as_deref(), Some("declare void @g() #0"));
     }
 
     #[test]
