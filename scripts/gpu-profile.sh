@@ -19,7 +19,7 @@ if [ "${1:-}" = --bundle ]; then
     mkdir -p "$B"
     cp target/release/gpurun "$B/"
     cp "$ptx" "$B/program.ptx"
-    root=$(rustc --print sysroot >/dev/null; cd target/gpu-toolchain/lib/rustlib/src/rust && pwd -P)
+    root=$(cd target/gpu-toolchain/lib/rustlib/src/rust && pwd -P)
     grep -o "\"$PWD/target/gpu-toolchain/lib/rustlib/src/rust/[^\"]*\"" "$ptx" | tr -d '"' \
         | sed "s|^$PWD/target/gpu-toolchain/lib/rustlib/src/rust/||" | sort -u > "$B/sources.txt"
     tar czhf "$B/sources.tgz" -C "$root" -T "$B/sources.txt"
