@@ -58,6 +58,22 @@ extern "C" __global__ void ops(unsigned long long *host, unsigned long long *dev
     ROW(v = bump(v));
     bump_fn f = zero ? (bump_fn)0 : bump;
     ROW(v = f(v));
+    // What a device-scope fence does to the SM's L1 (CCTL.IVALL after
+    // MEMBAR.GPU in the SASS): a line loaded the iteration before, read
+    // again after the fence; the same for shared and local memory and for
+    // the read-only (non-coherent) path.
+    __shared__ unsigned long long sh[4];
+    sh[0] = 0;
+    unsigned long long loc[8];
+    for (int i = 0; i < 8; i++) loc[i] = 0;
+    volatile unsigned long long *lp = loc;
+    ROW(asm volatile("fence.acq_rel.gpu; ld.global.u64 %0, [%1];" : "=l"(v) : "l"(dev + 16 + (v * zero)) : "memory"));
+    ROW(asm volatile("fence.acq_rel.gpu; ld.shared.u64 %0, [%1];" : "=l"(v) : "r"((unsigned)__cvta_generic_to_shared(sh + (v * zero))) : "memory"));
+    ROW(asm volatile("fence.acq_rel.gpu;" ::: "memory"); v = lp[v * zero]);
+    ROW(v = lp[v * zero]);
+    ROW(asm volatile("fence.acq_rel.gpu; ld.global.nc.u64 %0, [%1];" : "=l"(v) : "l"(dev + 24 + (v * zero)) : "memory"));
+    ROW(asm volatile("ld.global.nc.u64 %0, [%1];" : "=l"(v) : "l"(dev + 24 + (v * zero)) : "memory"));
+    ROW(asm volatile("ld.shared.u64 %0, [%1];" : "=l"(v) : "r"((unsigned)__cvta_generic_to_shared(sh + (v * zero))) : "memory"));
     out[k++] = v;
 }
 
@@ -113,6 +129,13 @@ ROWS = [
     "plain load, device memory (L1 hit)",
     "call of a non-inlined function",
     "call through a function pointer",
+    "fence.acq_rel.gpu + plain load of a line in L1 before the fence",
+    "fence.acq_rel.gpu + shared-memory load",
+    "fence.acq_rel.gpu + local-memory load",
+    "local-memory load (L1 hit)",
+    "fence.acq_rel.gpu + read-only (nc) load of a line in L1 before",
+    "read-only (nc) load (L1 hit)",
+    "shared-memory load",
 ]
 
 

@@ -8,7 +8,7 @@
 use crate::abi::{ERR_NO_FREE_WARP, ERR_NO_STACK_MEMORY, ERR_STACK_TOO_BIG};
 use crate::backoff::Backoff;
 use crate::hal::{Hal, ticks_to_ns};
-use crate::primitive::Ordering::Relaxed;
+use crate::primitive::Ordering::{Acquire, Relaxed};
 use crate::protocol::{
     THREAD_CLAIMED, THREAD_EXITED, THREAD_FINISHED, THREAD_FREE, THREAD_RUNNING, WAIT_JOIN,
     WAIT_NONE, WAIT_SLEEP,
@@ -65,16 +65,17 @@ pub unsafe fn spawn<H: Hal>(rt: &Runtime, stack_size: usize, entry: Entry, data:
         let s = rt.slot(w);
         // The hinted warp is tried at once; others are read first so a scan
         // over busy slots does not write their lines.
+        // Acquire on success: whoever freed the slot (joiner, detacher, the
+        // warp itself) is done with it before we write it. An acquire RMW,
+        // not a relaxed one and a fence: on NVIDIA the fence is a
+        // `MEMBAR.GPU` of its own (~340 ns, bench-results/floors).
         if (i > 0 && s.state.load(Relaxed) != THREAD_FREE)
             || s.state
-                .compare_exchange(THREAD_FREE, THREAD_CLAIMED, Relaxed, Relaxed)
+                .compare_exchange(THREAD_FREE, THREAD_CLAIMED, Acquire, Relaxed)
                 .is_err()
         {
             continue;
         }
-        // Acquire: whoever freed the slot (joiner, detacher, the warp itself)
-        // is done with it before we write it.
-        H::fence_device_acquire();
         s.entry.store(entry as usize, Relaxed);
         s.data.store(data, Relaxed);
         s.stack.store(stack, Relaxed);
@@ -147,7 +148,7 @@ pub fn detach<H: Hal>(rt: &Runtime, handle: i64) {
 /// Runs the thread handed to slot `me` (state RUNNING), then ends it.
 ///
 /// # Safety
-/// The slot's state was observed RUNNING, followed by a device acquire fence.
+/// The slot's state was observed RUNNING by an acquire load.
 unsafe fn run_thread<H: Hal>(rt: &Runtime, index: u32, me: &Slot) {
     me.name_len.store(0, Relaxed);
     me.wait.store(WAIT_NONE, Relaxed);
@@ -199,8 +200,11 @@ pub unsafe fn idle_loop<H: Hal>(rt: &Runtime, index: u32, me: &Slot, idle_sleep_
     loop {
         let mut backoff = Backoff::warm(idle_sleep_ns, warm);
         loop {
-            // Relaxed polls; the acquire fence below pairs with the spawner's.
-            if me.state.load(Relaxed) == THREAD_RUNNING {
+            // Relaxed polls, then one acquire load of what was seen: it pairs
+            // with the spawner's release fence, and costs a load where a fence
+            // costs a `MEMBAR.GPU`. (An acquire on every poll would empty the
+            // SM's L1 for its other warps each time.)
+            if me.state.load(Relaxed) == THREAD_RUNNING && me.state.load(Acquire) == THREAD_RUNNING {
                 break;
             }
             if backoff.is_sleeping() && me.exit.load(Relaxed) != 0 {
@@ -209,8 +213,7 @@ pub unsafe fn idle_loop<H: Hal>(rt: &Runtime, index: u32, me: &Slot, idle_sleep_
             }
             backoff.snooze::<H>();
         }
-        H::fence_device_acquire();
-        // SAFETY: RUNNING observed, then acquired.
+        // SAFETY: RUNNING observed by an acquire load.
         unsafe { run_thread::<H>(rt, index, me) };
         // The joiner's next spawn comes here first (its hint): poll at the
         // warm rate for a while (~64 sleeps of <= 256 ns, ~16 us) before the
