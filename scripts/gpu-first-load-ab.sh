@@ -59,6 +59,7 @@ echo "$label cached: exit $rc, $s s"
 [ "$rc" = 0 ] && mv "$RES/err-cached.log" "$WORK/"
 python3 -c 'import json,sys; print(json.dumps([json.loads(l) for l in open(sys.argv[1])], indent=1))' "$rows" > "$RES/first-load.json"
 for f in "$RES"/parts-*.log; do
+    [ -e "$f" ] || continue # NO_WRAPPED: no part logs
     echo "== $(basename "$f"): $(wc -l < "$f") parts, ptxas ms: sum $(awk "{s+=\$5} END{print s}" "$f"), max $(awk "{if(\$5>m)m=\$5} END{print m}" "$f")"
     sort -k5 -n -r "$f" | head -3
 done
