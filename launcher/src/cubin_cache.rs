@@ -114,15 +114,13 @@ pub fn cubin_for(
     {
         return Ok(Some((bytes, Source::Cached)));
     }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let parts = part_count(cores)?;
     let work = tempdir()?;
     let note = if policy == CachePolicy::Use { "first run only" } else { "--no-cache" };
     let what = format!("compiling {name} for {arch} with ptxas ({note})");
     let start = Instant::now();
     let nvlink = ptxas.parent().map(|d| d.join("nvlink")).filter(|p| p.is_file());
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let parts = part_count(cores).inspect_err(|_| {
-        let _ = std::fs::remove_dir_all(&work);
-    })?;
     let bytes = match nvlink {
         Some(nvlink) => match compile_split(&ptxas, &nvlink, ptx, arch, parts, cores, &work, &what) {
             Ok(b) => Ok(b),
@@ -211,7 +209,7 @@ const COMPILE_SCHEME: &str = "ptxas -c per part, nvlink (ptx_parts v3: balanced 
 /// whole compile by less. Each part costs some `ptxas` time of its own
 /// (real-crates, 16 cores: 69 s of ptxas in 16 parts, 84 s in 48); 2 and
 /// 3 per core loaded it equally fast on the H100's host
-/// (bench-results/size-and-load/2026-11-24-h100-first-load-parts-ab.md).
+/// (bench-results/size-and-load/2026-11-24-first-load-parts/).
 const PARTS_PER_CORE: usize = 2;
 
 /// Parts a module is split into at most (one `ptxas` process each).

@@ -13,11 +13,11 @@
 //! prototype of each function it defines or names (`.visible` where this
 //! part defines it, `.extern` elsewhere), the module-scope variables
 //! (defined, `.visible`, in the part with the least work; `.extern` in the
-//! others, those they name), and its share of the function definitions, each made `.visible`
-//! so the other parts can call it. LLVM names every symbol of the module
-//! uniquely, so nothing clashes. Declaring only what a part names matters:
-//! with every declaration in every part, real-crates' 16 parts took 121 s
-//! of `ptxas` on the H100's host, and 69 s without.
+//! others, those they name), and its share of the function definitions,
+//! each made `.visible` so the other parts can call it. LLVM names every
+//! symbol of the module uniquely, so nothing clashes. Declaring only what a
+//! part names matters: with every declaration in every part, real-crates'
+//! 16 parts took 121 s of `ptxas` on the H100's host, and 69 s without.
 //!
 //! [`merge`]: `gpu-ld` compiles an LLVM module split into parts with one
 //! `llc` per core, and joins their PTX back into the one module `llc` would
@@ -239,6 +239,9 @@ pub fn split(ptx: &str, parts: usize) -> Result<(Vec<String>, Option<u32>), PtxE
     for v in &m.variables {
         named[data_part].extend(identifiers(v));
     }
+    // Names once, not once per part.
+    let extern_names: Vec<Option<&str>> = m.externs.iter().map(|e| crate::size::ptx_header_name(e)).collect();
+    let definition_names: Vec<Option<&str>> = m.definitions.iter().map(|d| crate::size::ptx_header_name(d.head[0])).collect();
     let mut out = Vec::with_capacity(parts);
     for (p, named) in named.iter().enumerate() {
         let mut s = header_text(&m.header);
@@ -247,14 +250,14 @@ pub fn split(ptx: &str, parts: usize) -> Result<(Vec<String>, Option<u32>), PtxE
         for (n, path) in &m.files {
             let _ = writeln!(s, ".file {n} {path}");
         }
-        for e in &m.externs {
-            if crate::size::ptx_header_name(e).is_some_and(|n| named.contains(n)) {
+        for (e, name) in m.externs.iter().zip(&extern_names) {
+            if name.is_some_and(|n| named.contains(n)) {
                 s.push_str(e);
                 s.push('\n');
             }
         }
         for (i, d) in m.definitions.iter().enumerate() {
-            let declared = owner[i] == p || crate::size::ptx_header_name(d.head[0]).is_some_and(|n| named.contains(n));
+            let declared = owner[i] == p || definition_names[i].is_some_and(|n| named.contains(n));
             if !d.is_kernel && declared {
                 s.push_str(&prototype(d, if owner[i] == p { ".visible " } else { ".extern " }));
             }

@@ -122,7 +122,7 @@ fn next_token(line: &str, from: usize) -> Option<(u8, &str, usize)> {
 
 /// What a `call`/`invoke` line calls.
 #[derive(Debug, PartialEq, Eq)]
-enum Callee<'a> {
+pub(crate) enum Callee<'a> {
     /// A function by name.
     Direct(&'a str),
     /// Through a pointer, with the call's signature (`i1(ptr,ptr)`), if read.
@@ -131,7 +131,7 @@ enum Callee<'a> {
 
 /// The callee of a `call`/`invoke` instruction line; `None` if the line is
 /// no call (or calls inline asm).
-fn callee(line: &str) -> Option<Callee<'_>> {
+pub(crate) fn callee(line: &str) -> Option<Callee<'_>> {
     let t = line.trim_start();
     if t.starts_with(';') {
         return None;

@@ -11,6 +11,8 @@
 //! same function, else the previous one. A location taken from the same
 //! function always has a scope inside that function's subprogram.
 
+use crate::call_stack::callee;
+
 /// `ir` with a `!dbg` on every call that lacks one inside a function with
 /// debug info; `None` when the module has no debug info or nothing lacked one.
 pub fn locate(ir: &str) -> Option<String> {
@@ -35,7 +37,7 @@ pub fn locate(ir: &str) -> Option<String> {
         out.push_str(line);
         out.push('\n');
         for (k, l) in body.iter().enumerate() {
-            if is_call(l) && !l.contains("!dbg !") {
+            if callee(l).is_some() && !l.contains("!dbg !") {
                 let borrowed = body[k + 1..].iter().find_map(|n| location(n)).or_else(|| body[..k].iter().rev().find_map(|n| location(n)));
                 if let Some(loc) = borrowed {
                     out.push_str(l);
@@ -56,13 +58,6 @@ pub fn locate(ir: &str) -> Option<String> {
         i = end + 1;
     }
     changed.then_some(out)
-}
-
-/// An instruction line that calls a function (not a `declare` or a label).
-fn is_call(line: &str) -> bool {
-    let t = line.trim_start();
-    let t = t.split_once(" = ").map_or(t, |(_, rhs)| rhs);
-    t.starts_with("call ") || t.starts_with("tail call ") || t.starts_with("musttail call ") || t.starts_with("notail call ")
 }
 
 /// The `!N` of a line's `!dbg !N` attachment.
@@ -112,7 +107,7 @@ define internal void @__gpu_cs.check() alwaysinline {
     fn no_debug_info_no_change() {
         assert!(locate(&IR.replace("!llvm.dbg.cu = !{!0}\n", "")).is_none());
         assert_eq!(location("  call void @g(), !dbg !123, !noalias !4"), Some("!123"));
-        assert!(!is_call("declare void @g()"));
-        assert!(is_call("  %x = tail call i64 @h()"));
+        assert!(callee("declare void @g()").is_none());
+        assert!(callee("  %x = tail call i64 @h()").is_some());
     }
 }
