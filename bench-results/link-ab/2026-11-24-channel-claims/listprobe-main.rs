@@ -12,8 +12,8 @@ fn run(producers: usize) {
             let (tx, stop) = (tx.clone(), stop.clone());
             std::thread::spawn(move || {
                 let mut sent = 0u64;
-                // Bounded lead over the receiver: an unbounded channel would
-                // otherwise grow without limit.
+                // Unbounded: the queue grows while the producers lead; the
+                // receiver drains it after they stop (its rate includes that).
                 while !stop.load(Relaxed) {
                     tx.send(sent).unwrap();
                     sent += 1;
