@@ -166,7 +166,8 @@ mod tests {
         assert!(
             builtin.contains(&format!(
                 "rustflags = [\"-Ctarget-cpu=gfx90a\", \"-Zpanic-abort-tests\", {cfg}, \"-Clinker-plugin-lto\", \
-                 \"-Cllvm-args=-inline-threshold=25\", \"-Clink-arg=--inline-threshold=25\"]"
+                 \"-Cllvm-args=-inline-threshold=25\", \"-Cllvm-args=-amdgpu-inline-arg-alloca-cost=0\", \
+                 \"-Clink-arg=--inline-threshold=25\"]"
             )),
             "{text}"
         );

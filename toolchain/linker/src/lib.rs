@@ -29,6 +29,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use gpu_toolchain::compile::AMD_ARG_ALLOCA_COST;
 use gpu_toolchain::protocol_names::KERNEL_ENTRY;
 
 pub mod amd_lanes;
@@ -356,6 +357,11 @@ pub fn link(args: &LinkArgs) -> Result<(), LinkError> {
     }
     let max_stack = env_number("GPU_INLINE_MAX_STACK")?.unwrap_or(INLINE_MAX_STACK);
     opt_args.push(format!("-inline-max-stacksize={max_stack}").into());
+    if args.target == Target::Amdgcn {
+        // The std spec passes the same to rustc (`gpu_toolchain::compile`).
+        let cost = env_number("GPU_AMD_ARG_ALLOCA_COST")?.unwrap_or(AMD_ARG_ALLOCA_COST);
+        opt_args.push(format!("-amdgpu-inline-arg-alloca-cost={cost}").into());
+    }
     opt_args.extend(["-o".into(), optimized.clone().into(), linked.into()]);
     run(&bin.join("opt"), &opt_args)?;
     let flag = |name: &str| std::env::var(name).is_ok_and(|v| v == "1");
