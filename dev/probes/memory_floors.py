@@ -74,6 +74,12 @@ extern "C" __global__ void ops(unsigned long long *host, unsigned long long *dev
     ROW(asm volatile("fence.acq_rel.gpu; ld.global.nc.u64 %0, [%1];" : "=l"(v) : "l"(dev + 24 + (v * zero)) : "memory"));
     ROW(asm volatile("ld.global.nc.u64 %0, [%1];" : "=l"(v) : "l"(dev + 24 + (v * zero)) : "memory"));
     ROW(asm volatile("ld.shared.u64 %0, [%1];" : "=l"(v) : "r"((unsigned)__cvta_generic_to_shared(sh + (v * zero))) : "memory"));
+    // The clocks a yield may read to decide whether to look at the exit flag.
+    unsigned long long c;
+    ROW(asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(c) :: "memory"); v ^= c);
+    ROW(asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(c) :: "memory"); v ^= c; asm volatile("nanosleep.u32 0;" ::: "memory"));
+    ROW(asm volatile("mov.u64 %0, %%clock64;" : "=l"(c) :: "memory"); v ^= c);
+    ROW(asm volatile("mov.u64 %0, %%clock64;" : "=l"(c) :: "memory"); v ^= c; asm volatile("nanosleep.u32 0;" ::: "memory"));
     out[k++] = v;
 }
 
@@ -136,6 +142,10 @@ ROWS = [
     "fence.acq_rel.gpu + read-only (nc) load of a line in L1 before",
     "read-only (nc) load (L1 hit)",
     "shared-memory load",
+    "%globaltimer read",
+    "%globaltimer read + nanosleep 0",
+    "%clock64 read",
+    "%clock64 read + nanosleep 0",
 ]
 
 
