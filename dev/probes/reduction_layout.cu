@@ -43,6 +43,21 @@ __device__ float strided(const float4* p, size_t first, size_t step, size_t end)
     return s;
 }
 
+// The calling warp's contiguous share of n4 vectors: [lo, hi).
+struct Share { size_t lane, lo, hi; };
+__device__ Share warp_share(size_t n4) {
+    size_t warp = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / 32;
+    size_t warps = (size_t)gridDim.x * blockDim.x / 32;
+    size_t share = n4 / warps, lo = warp * share;
+    return {threadIdx.x % 32, lo, warp + 1 == warps ? n4 : lo + share};
+}
+
+// Adds the warp's lanes' sums into *out.
+__device__ void warp_total(float s, float* out) {
+    for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffff, s, o);
+    if (threadIdx.x % 32 == 0) atomicAdd(out, s);
+}
+
 // layout 0: whole-array grid stride (native); 1: each warp a contiguous share.
 template <int K>
 __global__ void reduce(const float4* __restrict__ p, size_t n4, int layout, float* out) {
@@ -53,11 +68,10 @@ __global__ void reduce(const float4* __restrict__ p, size_t n4, int layout, floa
     if (layout == 0) {
         s = strided<K>(p, warp * 32 + lane, warps * 32, n4);
     } else {
-        size_t share = n4 / warps, lo = warp * share, hi = warp + 1 == warps ? n4 : lo + share;
-        s = strided<K>(p + lo, lane, 32, hi - lo);
+        Share w = warp_share(n4);
+        s = strided<K>(p + w.lo, lane, 32, w.hi - w.lo);
     }
-    for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffff, s, o);
-    if (lane == 0) atomicAdd(out, s);
+    warp_total(s, out);
 }
 
 // The Rust program's lanes: lane 0 (the thread's leader) and lanes 1..31
@@ -68,10 +82,8 @@ __device__ __noinline__ float share4(const float4* p, size_t first, size_t step,
 __global__ void reduce_31_lanes(const float4* __restrict__ p, size_t n4, float* out, share_fn f);
 __device__ volatile int sink;
 __global__ void reduce_split_lanes(const float4* __restrict__ p, size_t n4, float* out, share_fn f, int converge) {
-    size_t lane = threadIdx.x % 32;
-    size_t warp = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / 32;
-    size_t warps = (size_t)gridDim.x * blockDim.x / 32;
-    size_t share = n4 / warps, lo = warp * share, hi = warp + 1 == warps ? n4 : lo + share;
+    Share w = warp_share(n4);
+    size_t lane = w.lane, lo = w.lo, hi = w.hi;
     float s;
     if (lane == 0) {
         sink = 1;
@@ -83,8 +95,7 @@ __global__ void reduce_split_lanes(const float4* __restrict__ p, size_t n4, floa
         sink = 3;
     }
     __syncwarp();
-    for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffff, s, o);
-    if (lane == 0) atomicAdd(out, s);
+    warp_total(s, out);
 }
 
 // The fix to try: both sides call one out-of-line function that holds the
@@ -96,10 +107,8 @@ __device__ __noinline__ float step(share_fn f, const float4* p, size_t lane, siz
     return s;
 }
 __global__ void reduce_one_site(const float4* __restrict__ p, size_t n4, float* out, share_fn f) {
-    size_t lane = threadIdx.x % 32;
-    size_t warp = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / 32;
-    size_t warps = (size_t)gridDim.x * blockDim.x / 32;
-    size_t share = n4 / warps, lo = warp * share, hi = warp + 1 == warps ? n4 : lo + share;
+    Share w = warp_share(n4);
+    size_t lane = w.lane, lo = w.lo, hi = w.hi;
     float s;
     if (lane == 0) {
         sink = 1;
@@ -110,17 +119,14 @@ __global__ void reduce_one_site(const float4* __restrict__ p, size_t n4, float* 
         sink = 3;
     }
     __syncwarp();
-    for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffff, s, o);
-    if (lane == 0) atomicAdd(out, s);
+    warp_total(s, out);
 }
 
 // Lane 0 waits at the barrier while lanes 1..31 do all the work, as 31
 // lanes (stride 31): no second group of the warp runs the loop.
 __global__ void reduce_31_lanes(const float4* __restrict__ p, size_t n4, float* out, share_fn f) {
-    size_t lane = threadIdx.x % 32;
-    size_t warp = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / 32;
-    size_t warps = (size_t)gridDim.x * blockDim.x / 32;
-    size_t share = n4 / warps, lo = warp * share, hi = warp + 1 == warps ? n4 : lo + share;
+    Share w = warp_share(n4);
+    size_t lane = w.lane, lo = w.lo, hi = w.hi;
     float s = 0;
     if (lane == 0) {
         sink = 1;
@@ -131,8 +137,7 @@ __global__ void reduce_31_lanes(const float4* __restrict__ p, size_t n4, float* 
         __syncwarp();
         sink = 3;
     }
-    for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffff, s, o);
-    if (lane == 0) atomicAdd(out, s);
+    warp_total(s, out);
 }
 
 __global__ void get_share4(share_fn* out) { *out = share4; }
