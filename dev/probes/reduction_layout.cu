@@ -146,21 +146,19 @@ __global__ void fill(float* p, size_t n) {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) p[i] = 1.0f;
 }
 
-template <int K>
-void run(const char* what, const float4* p, size_t n4, int sms, int warps_per_sm, int block, int layout, float* out) {
-    int grid = sms * warps_per_sm * 32 / block;
+// GB/s of `launch()` (one reduction of n4 vectors into *out), repeated for
+// at least 10 launches and 1 s; *out is zeroed before each.
+template <typename F>
+double gbps(size_t n4, float* out, F launch) {
     cudaEvent_t a, b;
     CK(cudaEventCreate(&a));
     CK(cudaEventCreate(&b));
-    reduce<K><<<grid, block>>>(p, n4, layout, out);
-    CK(cudaDeviceSynchronize());
     double ms_total = 0;
     int reps = 0;
-    float h = 0;
     while (reps < 10 || ms_total < 1000) {
         CK(cudaMemset(out, 0, sizeof(float)));
         CK(cudaEventRecord(a));
-        reduce<K><<<grid, block>>>(p, n4, layout, out);
+        launch();
         CK(cudaEventRecord(b));
         CK(cudaEventSynchronize(b));
         float ms;
@@ -168,34 +166,30 @@ void run(const char* what, const float4* p, size_t n4, int sms, int warps_per_sm
         ms_total += ms;
         reps++;
     }
+    return (double)n4 * 16 * reps / (ms_total * 1e6);
+}
+
+template <int K>
+void run(const char* what, const float4* p, size_t n4, int sms, int warps_per_sm, int block, int layout, float* out) {
+    int grid = sms * warps_per_sm * 32 / block;
+    reduce<K><<<grid, block>>>(p, n4, layout, out);
+    CK(cudaDeviceSynchronize());
+    double rate = gbps(n4, out, [&] { reduce<K><<<grid, block>>>(p, n4, layout, out); });
+    float h = 0;
     CK(cudaMemcpy(&h, out, sizeof(float), cudaMemcpyDeviceToHost));
     printf("%7.0f GB/s  %s (%d warps/SM, blocks of %d, %d loads in flight, sum %s)\n",
-           (double)n4 * 16 * reps / (ms_total * 1e6), what, warps_per_sm, block, K,
-           h == (float)(n4 * 4) ? "ok" : "inexact in f32");
+           rate, what, warps_per_sm, block, K, h == (float)(n4 * 4) ? "ok" : "inexact in f32");
 }
 
 void run_split(const float4* p, size_t n4, int sms, float* out, share_fn f, int converge) {
     int grid = sms * 32;
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    double ms_total = 0;
-    int reps = 0;
-    while (reps < 10 || ms_total < 1000) {
-        CK(cudaMemset(out, 0, sizeof(float)));
-        CK(cudaEventRecord(a));
+    double rate = gbps(n4, out, [&] {
         if (converge == 3) reduce_31_lanes<<<grid, 32>>>(p, n4, out, f);
         else if (converge == 2) reduce_one_site<<<grid, 32>>>(p, n4, out, f);
         else reduce_split_lanes<<<grid, 32>>>(p, n4, out, f, converge);
-        CK(cudaEventRecord(b));
-        CK(cudaEventSynchronize(b));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, a, b));
-        ms_total += ms;
-        reps++;
-    }
+    });
     printf("%7.0f GB/s  contiguous share per warp, lane 0 and lanes 1-31 call it from different sites%s (32 warps/SM)\n",
-           (double)n4 * 16 * reps / (ms_total * 1e6), converge == 3 ? " (no: lane 0 waits, lanes 1-31 do all the work)" : converge == 2 ? " through one out-of-line function holding the barrier" : converge ? ", lanes 1-31 synced first" : "");
+           rate, converge == 3 ? " (no: lane 0 waits, lanes 1-31 do all the work)" : converge == 2 ? " through one out-of-line function holding the barrier" : converge ? ", lanes 1-31 synced first" : "");
 }
 
 int main() {
