@@ -5,7 +5,6 @@
 // parked at __syncwarp (the runtime's way), or poll a flag with nanosleep.
 //   nvcc -O3 -arch=sm_90 dev/probes/parked_lanes.cu -o /tmp/pk && /tmp/pk
 // Results: bench-results/floors/2026-11-25-nvidia-h100-80gb-hbm3-parked-lanes.txt
-// __syncwarp (the runtime's lane loop), or polling a flag with nanosleep.
 __device__ __forceinline__ unsigned long long T() { unsigned long long t; asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t) :: "memory"); return t; }
 __device__ unsigned long long sinkv;
 __global__ void k(unsigned long long* out, unsigned long long* mem, int n, int mode, unsigned long long zero, volatile int* flag) {
