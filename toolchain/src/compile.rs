@@ -66,11 +66,11 @@ pub const INLINE_THRESHOLD: u32 = 25;
 /// 4,000 by default) for a call that passes a pointer to at most 256 bytes
 /// of the caller's stack. LLVM gives it so that SROA can keep such locals in
 /// registers instead of scratch; in Rust nearly every method call on a local
-/// passes one, so at 4,000 the whole-program `opt` inlined far more for AMD
-/// than for NVIDIA (which has no such bonus): real-crates for gfx90a was 131
-/// MB of optimized IR and a 40 MB code object, and its build (the crates
-/// and the link) took 470 s on two cores, most of it `llc`; at 0, 57 MB of
-/// IR, a 20 MB code object and 243 s. Locals left in memory live in the
+/// passes one, so at 4,000 AMD inlined far more than NVIDIA (which has no
+/// such bonus): real-crates for gfx90a was 131 MB of optimized IR against
+/// 40 MB for sm_90. At 0, its cold build (std included, 2 cores) went from
+/// 471 s to 148 s and its code object from 40.3 to 15.0 MB
+/// (`bench-results/size-and-load/`). Locals left in memory live in the
 /// shared stack either way (`gpu-ld`'s frames in global memory). The std
 /// spec (`llvm-args`) and [`builtin_amd_rustflags`] give it to rustc,
 /// `gpu-ld` to its `opt` (`GPU_AMD_ARG_ALLOCA_COST=N` there overrides it).
