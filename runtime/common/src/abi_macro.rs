@@ -193,7 +193,11 @@ macro_rules! define_gpu_std_abi {
             $with_hal!(H => $crate::abi_impl::tls_run_dtors::<H>($rt))
         }
 
+        // Never inlined: `gpu-ld` tells from whether it survives its
+        // whole-program `opt` that the program can use the other lanes
+        // (toolchain/linker/src/lanes_wanted.rs).
         #[unsafe(no_mangle)]
+        #[inline(never)]
         pub unsafe extern "C" fn __gpu_std_lanes_run(f: $crate::lanes::LaneFn, data: *const u8) {
             // SAFETY: see above (gpu-lanes makes f(data, lane) sound on every lane).
             $with_hal!(H => unsafe { $crate::abi_impl::lanes_run::<H>($rt, f, data) })

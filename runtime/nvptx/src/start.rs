@@ -16,6 +16,10 @@ unsafe extern "C" {
     /// The C `main` rustc generates for a `bin` crate (std's args come from
     /// the runtime, so it gets 0 and null).
     fn main(argc: i32, argv: *const *const u8) -> i32;
+    /// 1 if the program can call `gpu_lanes::for_each_lane`, 0 if not: a
+    /// constant that `gpu-ld` defines after its whole-program optimization
+    /// (toolchain/linker/src/lanes_wanted.rs).
+    static __gpu_lanes_wanted: u8;
 }
 
 /// The kernel the launcher starts (`protocol::KERNEL_ENTRY`). It sets up
@@ -60,7 +64,11 @@ unsafe fn run_leader(launch: *const LaunchBlock) {
 /// Lane 0 of each warp runs the runtime ([`warp_main`]); the other lanes
 /// run the lane loop (`rt_common::lanes`): they wait at a warp barrier,
 /// issuing nothing, and run `gpu_lanes::for_each_lane` work when lane 0
-/// hands them some, until lane 0 returns or exits.
+/// hands them some, until lane 0 returns or exits. In a program that
+/// cannot call `for_each_lane` they return instead: parked at the barrier
+/// they would double the time of every sleep of lane 0 (a `nanosleep 0`
+/// takes 76 ns instead of 40 on an H100), and an exited lane counts as
+/// arrived at the barriers lane 0 still passes.
 ///
 /// # Safety
 /// As [`__gpu_start`], after the lane's stack is set up.
@@ -87,7 +95,10 @@ unsafe fn start_lane(launch: *const LaunchBlock) {
         // Releases the lanes waiting at their start barrier with the
         // generation unchanged: they return.
         NvHal::sync_lane(full);
-    } else if let Some(slot) = slot {
+    } else if let Some(slot) = slot
+        // SAFETY: a byte `gpu-ld` defines as a constant.
+        && unsafe { __gpu_lanes_wanted } != 0
+    {
         // SAFETY: a non-leader lane of a warp whose leader runs warp_main on
         // this slot, after the common barrier above; NvHal runs 32 lanes.
         unsafe { lane_loop::<NvHal>(slot, seen) };

@@ -40,6 +40,7 @@ pub mod debug_locations;
 pub use error::LinkError;
 pub mod device_scope;
 pub mod int128_float;
+pub mod lanes_wanted;
 pub mod ptx_fixup;
 pub mod shared_stack;
 pub mod split;
@@ -585,6 +586,12 @@ fn rewrite_ir(bin: &Path, work: &Path, optimized: &Path, target: Target, passes:
             eprintln!("gpu-ld: device scope: {n} atomics and fences");
         }
         ir = scoped;
+        changed = true;
+    }
+    if target == Target::Nvptx
+        && let Some(defined) = lanes_wanted::define(&ir)
+    {
+        ir = defined;
         changed = true;
     }
     if changed && let Some(located) = debug_locations::locate(&ir) {
