@@ -16,6 +16,12 @@
 //!   sync_lane(full)  ── completion ──▶    (loop)
 //! ```
 //!
+//! In a program that cannot call `for_each_lane` the other lanes do not
+//! wait at all: `gpu-ld` defines `__gpu_lanes_wanted` as 0 when
+//! `__gpu_std_lanes_run` did not survive its whole-program optimization,
+//! and the NVIDIA kernel entry then lets them return (parked, they double
+//! the time of every sleep of lane 0; `toolchain/linker/src/lanes_wanted.rs`).
+//!
 //! When the leader's `warp_main` returns, its final `sync_lane` in the
 //! kernel entry releases the lanes with an unchanged generation, so they
 //! return; when the leader ends the warp (`exit`), exited threads count as
