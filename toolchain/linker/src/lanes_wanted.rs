@@ -23,7 +23,8 @@ pub const LANES_RUN: &str = "__gpu_std_lanes_run";
 pub fn define(ir: &str) -> Option<String> {
     let decl = format!("@{SYMBOL} = external ");
     let at = ir.lines().position(|l| l.starts_with(&decl))?;
-    let wanted = ir.lines().any(|l| l.starts_with("define ") && l.contains(&format!("@{LANES_RUN}(")));
+    let entry = format!("@{LANES_RUN}(");
+    let wanted = ir.lines().any(|l| l.starts_with("define ") && l.contains(&entry));
     let mut out = String::with_capacity(ir.len() + 32);
     for (i, line) in ir.lines().enumerate() {
         if i == at {
