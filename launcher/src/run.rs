@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rt_common::protocol::{
-    ABI_VERSION, LAUNCH_FLAG_TRACE, LAUNCH_MAGIC, LaunchBlock, THREAD_SLOT_BYTES, ring_bytes, warp_stacks_bytes,
+    ABI_VERSION, LAUNCH_FLAG_TRACE, LAUNCH_MAGIC, LaunchBlock, THREAD_SLOT_BYTES, ring_bytes, ring_room_bytes, warp_stacks_bytes,
 };
 
 use crate::backend::{Backend, BackendError, DeviceInfo, LaunchPlan, MappedBuf, PlanError, plan_launch};
@@ -205,6 +205,9 @@ pub fn execute(
     let ring_words = unsafe { mapped_words(&ring_buf) };
     let ring = RingView::new(ring_words, opts.ring_slots)?;
     ring.init();
+    let room_bytes = ring_room_bytes(opts.ring_slots);
+    let room = backend.alloc(room_bytes)?;
+    backend.zero(room, room_bytes)?;
     let staging = match opts.timeout {
         Some(_) => Some(backend.alloc_mapped(table_bytes)?),
         None => None,
@@ -247,7 +250,7 @@ pub fn execute(
         stacks,
         call_stack_size: call_stack,
         ring_tickets: 0,
-        reserved: [0; 1],
+        ring_room: room,
     };
     let mut image = launch_block_bytes(&lb).to_vec();
     image.extend_from_slice(&tables.bytes);

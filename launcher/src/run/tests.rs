@@ -26,7 +26,12 @@ impl FakeDevice {
         let cap = self.ring_capacity();
         // SAFETY: the ring is a leaked allocation of the fake backend (never freed).
         let words = unsafe { std::slice::from_raw_parts(self.lb.ring as *const AtomicU64, ring_bytes(cap) / 8) };
-        Producer { words, cap: u64::from(cap), tickets: self.tickets }
+        assert_ne!(self.lb.ring_room, 0, "the launcher gives the ring a room");
+        // SAFETY: the room is a leaked allocation of the fake backend, of
+        // `ring_room_bytes(cap)` (never freed).
+        let room = unsafe { std::slice::from_raw_parts(self.lb.ring_room as *const AtomicU64, ring_room_bytes(cap) / 8) };
+        let unread = &room[std::mem::offset_of!(RingRoom, unread_reply) / 8..];
+        Producer { words, cap: u64::from(cap), tickets: self.tickets, unread }
     }
     fn ring_capacity(&self) -> u32 {
         // SAFETY: as above; the header's first word holds magic and capacity.

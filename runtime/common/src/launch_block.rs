@@ -37,13 +37,10 @@ pub fn launch_block_bytes(lb: &LaunchBlock) -> [u8; LAUNCH_BLOCK_BYTES] {
         (offset_of!(LaunchBlock, stacks), lb.stacks),
         (offset_of!(LaunchBlock, call_stack_size), lb.call_stack_size),
         (offset_of!(LaunchBlock, ring_tickets), lb.ring_tickets),
+        (offset_of!(LaunchBlock, ring_room), lb.ring_room),
     ];
     for (off, v) in fields64 {
         b[off..off + 8].copy_from_slice(&v.to_le_bytes());
-    }
-    let r = offset_of!(LaunchBlock, reserved);
-    for (i, v) in lb.reserved.iter().enumerate() {
-        b[r + i * 8..r + i * 8 + 8].copy_from_slice(&v.to_le_bytes());
     }
     b
 }
@@ -107,7 +104,7 @@ mod tests {
             stacks: 0x3333,
             call_stack_size: 0x4444,
             ring_tickets: 0x5555,
-            reserved: [9],
+            ring_room: 0x6666,
             ..Default::default()
         };
         let b = launch_block_bytes(&lb);
@@ -119,11 +116,13 @@ mod tests {
         assert_eq!(u32::from_le_bytes(b[f..f + 4].try_into().unwrap()), 32);
         let f = offset_of!(LaunchBlock, flags);
         assert_eq!(u64::from_le_bytes(b[f..f + 8].try_into().unwrap()), 0x2222);
-        assert_eq!(b[LAUNCH_BLOCK_BYTES - 8], 9);
         let c = offset_of!(LaunchBlock, call_stack_size);
         assert_eq!(u64::from_le_bytes(b[c..c + 8].try_into().unwrap()), 0x4444);
         let t = offset_of!(LaunchBlock, ring_tickets);
         assert_eq!(u64::from_le_bytes(b[t..t + 8].try_into().unwrap()), 0x5555);
+        let r = offset_of!(LaunchBlock, ring_room);
+        assert_eq!(r, LAUNCH_BLOCK_BYTES - 8, "the last field");
+        assert_eq!(u64::from_le_bytes(b[r..r + 8].try_into().unwrap()), 0x6666);
         let s = offset_of!(LaunchBlock, stacks);
         assert_eq!(u64::from_le_bytes(b[s..s + 8].try_into().unwrap()), 0x3333);
         let w = offset_of!(LaunchBlock, block_warps);

@@ -14,7 +14,7 @@
 //! | [`futex`] | sleep-poll futex for std's locks |
 //! | [`heap`] | lock-free size-class heap |
 //! | [`tls`] | key-based thread-locals with destructors |
-//! | [`ring`] | host-call ring client (device side) |
+//! | [`ring`], [`ring_room`] | host-call ring client (device side); its view of free slots in device memory |
 //! | [`process`] | exit/abort, args/env, time, random |
 //! | [`start`] | what each warp does at kernel start |
 //! | [`lanes`] | lane-parallel work inside a thread (`gpu_lanes::for_each_lane`) |
@@ -48,6 +48,7 @@ pub mod lanes;
 mod primitive;
 pub mod process;
 pub mod ring;
+pub mod ring_room;
 pub mod runtime;
 pub mod slot;
 pub mod stack;

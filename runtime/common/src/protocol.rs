@@ -19,23 +19,26 @@
 //! - the argument and environment tables: arrays of [`StrRef`].
 //!
 //! # The ring (who owns a slot when)
-//! Slot `i` carries a sequence word `seq`. With `cap` slots, ticket `t` uses
-//! slot `t % cap` (`cap` a power of two ≥ 2; the host starts with `head = 0`
-//! and slot `i`'s `seq = i`):
-//! - `seq == t`: the slot is free for the producer holding ticket `t`;
-//! - `seq == t + 1`: the producer has published it; the host owns it;
-//! - the host, once done, stores `seq = t + cap` (free for ticket `t + cap`),
-//!   except for a packet with [`FLAG_REPLY`]: then the host writes the reply
-//!   into the payload, stores `reply_seq = t + 1`, and the *device*, after
-//!   reading the reply, stores `seq = t + cap`.
-//!
-//! A producer takes a ticket with a `fetch_add(1)` on
-//! [`LaunchBlock::ring_tickets`] (device memory, not the ring's host memory:
-//! see there) and waits (sleeping) until `seq == t`: that is the
-//! backpressure, so nothing is ever dropped or overwritten. The host
-//! consumes tickets in order. Producers publish with a system-scope release
-//! store after their payload writes; the host reads `seq` with acquire, then
-//! the payload, and validates every field before use.
+//! With `cap` slots (a power of two ≥ 2), ticket `t` uses slot `t % cap`.
+//! The host consumes tickets in order, from 0.
+//! - A producer takes a ticket with a `fetch_add(1)` on
+//!   [`LaunchBlock::ring_tickets`] (device memory, not the ring's host
+//!   memory: see there).
+//! - The slot is free for ticket `t` once ticket `t - cap` is done with it:
+//!   the host has consumed it ([`RingHeader::consumed`] `> t - cap`) and, if
+//!   it asked for a reply, its producer has read the reply. The producer
+//!   learns both from [`LaunchBlock::ring_room`], in device memory, and
+//!   reads `consumed` across PCIe only when the room's copy is too old. It
+//!   waits (sleeping) until the slot is free: that is the backpressure, so
+//!   nothing is ever dropped or overwritten.
+//! - The producer fills the slot and publishes it with a system-scope
+//!   release store of `seq = t + 1`; the host reads `seq` with acquire, then
+//!   the packet, and validates every field before use.
+//! - The host, once it has copied the packet, stores `consumed = t + 1`
+//!   (release). For a packet with [`FLAG_REPLY`] it then writes the reply
+//!   into the slot's payload and stores `reply_seq = t + 1` (release); the
+//!   producer reads the reply and clears its mark in the room (release), so
+//!   the slot's next producer does not overwrite an unread reply.
 
 /// Name of the kernel the launcher starts. It takes one parameter: the
 /// device address of the [`LaunchBlock`].
@@ -49,7 +52,7 @@ pub const SHARED_STACKS_SYMBOL: &str = "__gpu_shared_stacks";
 /// `LaunchBlock::magic`: "GPUT" little endian.
 pub const LAUNCH_MAGIC: u32 = 0x5455_5047;
 /// Bumped on every incompatible change of this module.
-pub const ABI_VERSION: u32 = 5;
+pub const ABI_VERSION: u32 = 6;
 
 /// Lanes of each NVIDIA warp that run frames, and so get a stack in
 /// [`LaunchBlock::stacks`]: all 32 (the other 31 run `gpu_lanes` work while
@@ -132,8 +135,10 @@ pub struct LaunchBlock {
     /// (`dev/probes/memory_floors.py`), which capped every host call and
     /// `println!` of the program; here a ticket costs the device's L2.
     pub ring_tickets: u64,
-    /// Reserved; zero.
-    pub reserved: [u64; 1],
+    /// Device address of the ring's room: [`ring_room_bytes`]`(capacity)`
+    /// of zeroed device memory, where producers find out whether a slot is
+    /// free without reading the ring's host memory (see [`RingRoom`]).
+    pub ring_room: u64,
 }
 
 /// Stack bytes of each lane but the leader: they run the lane loop and
@@ -245,21 +250,48 @@ pub const fn ring_bytes(capacity: u32) -> usize {
     RING_SLOTS_OFFSET + capacity as usize * RING_SLOT_BYTES
 }
 
-/// The ring's header, written by the host before the launch. (The ticket
-/// counter is [`LaunchBlock::ring_tickets`].)
+/// The ring's header, written by the host. (The ticket counter is
+/// [`LaunchBlock::ring_tickets`], the producers' view of free slots
+/// [`LaunchBlock::ring_room`], both in device memory.)
 #[repr(C, align(128))]
 pub struct RingHeader {
-    /// [`RING_MAGIC`], written by the host.
+    /// [`RING_MAGIC`], written by the host before the launch.
     pub magic: u32,
-    /// Number of slots, a power of two ≥ 2, written by the host.
+    /// Number of slots, a power of two ≥ 2, written by the host before the
+    /// launch.
     pub capacity: u32,
-    pub _pad: [u32; 62],
+    /// Tickets the host has consumed (the next one it reads), stored with a
+    /// release once it has copied each packet.
+    pub consumed: core::sync::atomic::AtomicU64,
+    pub _pad: [u64; 30],
+}
+
+/// The ring's bookkeeping in device memory ([`LaunchBlock::ring_room`]):
+/// what a producer must know before it writes a slot, kept where a look
+/// costs a load from the device's L2 cache instead of a read across PCIe
+/// (about 1.2 µs on an H100, `dev/probes/host_round_trip.cu`). Zeroed by
+/// the launcher; only the device writes it.
+#[repr(C)]
+pub struct RingRoom {
+    /// A value [`RingHeader::consumed`] has had: producers that read
+    /// `consumed` raise it (with a release), so the others need not.
+    pub consumed_seen: core::sync::atomic::AtomicU64,
+    /// Per slot, followed by `capacity - 1` more: `t + 1` while the
+    /// producer of ticket `t`, a packet with [`FLAG_REPLY`], has not read
+    /// its reply; 0 otherwise.
+    pub unread_reply: [core::sync::atomic::AtomicU64; 1],
+}
+
+/// Bytes of the [`RingRoom`] of a ring with `capacity` slots.
+pub const fn ring_room_bytes(capacity: u32) -> usize {
+    (1 + capacity as usize) * 8
 }
 
 /// The header of one ring slot; the payload follows it.
 #[repr(C)]
 pub struct RingSlotHeader {
-    /// Ownership sequence: see the module docs.
+    /// `t + 1` once the producer of ticket `t` has published the slot
+    /// (before the slot's first packet: the slot's index).
     pub seq: core::sync::atomic::AtomicU64,
     /// For [`FLAG_REPLY`] packets: the host stores `t + 1` once the reply is in.
     pub reply_seq: core::sync::atomic::AtomicU64,
@@ -311,5 +343,7 @@ const _: () = assert!(core::mem::size_of::<StrRef>() == 16);
 const _: () = assert!(core::mem::size_of::<ThreadSlotPublic>() == 64);
 const _: () = assert!(core::mem::size_of::<ThreadSlotPublic>() <= THREAD_SLOT_BYTES);
 const _: () = assert!(core::mem::size_of::<RingHeader>() == RING_SLOTS_OFFSET);
+const _: () = assert!(core::mem::offset_of!(RingHeader, consumed) == 8);
+const _: () = assert!(core::mem::size_of::<RingRoom>() == ring_room_bytes(1));
 const _: () = assert!(core::mem::size_of::<RingSlotHeader>() == 64);
 const _: () = assert!(RING_PAYLOAD_BYTES == 192);

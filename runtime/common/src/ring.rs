@@ -6,6 +6,10 @@
 //! taken is always published, also while the program ends: the host consumes
 //! tickets in order, so an abandoned ticket would stall every later packet.
 //!
+//! Whether the slot is free is asked of the ring's room in device memory
+//! ([`crate::ring_room`]); the host's own count of consumed tickets, across
+//! PCIe, is read only when the room's copy is too old for the ticket.
+//!
 //! The algorithm is written against [`RingMem`] so the loom model can run it
 //! over loom atomics; the GPU uses [`RawRing`], the ring's real memory.
 
@@ -20,8 +24,9 @@ use crate::primitive::{
 };
 use crate::protocol::{
     FLAG_MORE, FLAG_REPLY, OP_WRITE, RING_MAGIC, RING_PAYLOAD_BYTES, RING_SLOT_BYTES,
-    RING_SLOTS_OFFSET, RingHeader, RingSlotHeader, WAIT_HOST, WAIT_NONE,
+    RING_SLOTS_OFFSET, RingHeader, RingRoom, RingSlotHeader, WAIT_HOST, WAIT_NONE,
 };
+use crate::ring_room;
 
 /// The fixed header fields of one packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,10 +44,16 @@ pub trait RingMem {
     fn capacity(&self) -> u64;
     /// The ticket counter.
     fn tickets(&self) -> &AtomicU64;
-    /// Slot `i`'s ownership sequence word.
+    /// Slot `i`'s publish word.
     fn seq(&self, i: usize) -> &AtomicU64;
     /// Slot `i`'s reply sequence word.
     fn reply_seq(&self, i: usize) -> &AtomicU64;
+    /// The host's count of consumed tickets ([`RingHeader::consumed`]).
+    fn consumed(&self) -> &AtomicU64;
+    /// The room's copy of it ([`RingRoom::consumed_seen`]).
+    fn consumed_seen(&self) -> &AtomicU64;
+    /// The room's unread-reply mark of slot `i` ([`RingRoom::unread_reply`]).
+    fn unread_reply(&self, i: usize) -> &AtomicU64;
     /// Writes `packet` and `payload` (≤ [`RING_PAYLOAD_BYTES`]) into slot `i`.
     ///
     /// # Safety
@@ -57,7 +68,7 @@ pub trait RingMem {
 }
 
 /// The ring in host-mapped memory, as the launcher laid it out, and its
-/// ticket counter in the launch block.
+/// ticket counter and room in device memory.
 #[derive(Clone, Copy, Debug)]
 pub struct RawRing {
     /// Address of the [`RingHeader`]; 0 if the ring is unusable.
@@ -65,6 +76,8 @@ pub struct RawRing {
     capacity: u64,
     /// Address of [`LaunchBlock::ring_tickets`](crate::protocol::LaunchBlock::ring_tickets).
     tickets: usize,
+    /// Address of the [`RingRoom`] ([`LaunchBlock::ring_room`](crate::protocol::LaunchBlock::ring_room)).
+    room: usize,
 }
 
 impl RawRing {
@@ -74,19 +87,21 @@ impl RawRing {
             base: 0,
             capacity: 0,
             tickets: 0,
+            room: 0,
         }
     }
 
-    /// The ring at `addr` with its ticket counter at `tickets`, if its
-    /// header is valid.
+    /// The ring at `addr` with its ticket counter at `tickets` and its room
+    /// at `room`, if its header is valid.
     ///
     /// # Safety
     /// `addr` is 0 or the device address of a ring header and its slots;
     /// `tickets` is a word every producer of the ring accesses only
     /// atomically, valid while the ring is (the launch block's
-    /// `ring_tickets`).
-    pub unsafe fn new(addr: u64, tickets: *const u64) -> Self {
-        if addr == 0 || addr % 128 != 0 {
+    /// `ring_tickets`); `room` is 0 or the address of the ring's zeroed
+    /// [`RingRoom`] for its capacity, likewise.
+    pub unsafe fn new(addr: u64, tickets: *const u64, room: u64) -> Self {
+        if addr == 0 || addr % 128 != 0 || room == 0 || room % 8 != 0 {
             return Self::unusable();
         }
         let hdr = addr as usize as *const RingHeader;
@@ -107,6 +122,7 @@ impl RawRing {
             base: addr as usize,
             capacity: cap as u64,
             tickets: tickets as usize,
+            room: room as usize,
         }
     }
 
@@ -143,33 +159,49 @@ impl RingMem for RawRing {
         // SAFETY: as for `seq`.
         unsafe { &*(self.slot(i).add(offset_of!(RingSlotHeader, reply_seq)) as *const AtomicU64) }
     }
+    #[inline]
+    fn consumed(&self) -> &AtomicU64 {
+        // SAFETY: the header is valid for the program (`new`'s contract),
+        // and the word is only accessed atomically.
+        unsafe { &*((self.base + offset_of!(RingHeader, consumed)) as *const AtomicU64) }
+    }
+    #[inline]
+    fn consumed_seen(&self) -> &AtomicU64 {
+        // SAFETY: the room is valid for the program (`new`'s contract) and
+        // only accessed atomically.
+        unsafe { &*((self.room + offset_of!(RingRoom, consumed_seen)) as *const AtomicU64) }
+    }
+    #[inline]
+    fn unread_reply(&self, i: usize) -> &AtomicU64 {
+        // SAFETY: as for `consumed_seen`; the room has a word per slot and
+        // `i < capacity`.
+        unsafe { &*((self.room + offset_of!(RingRoom, unread_reply) + i * 8) as *const AtomicU64) }
+    }
     unsafe fn fill(&self, i: usize, p: &Packet, payload: &[u8]) {
         debug_assert!(payload.len() <= RING_PAYLOAD_BYTES);
         let s = self.slot(i);
-        // `op`/`thread` and `len`/`flags` are adjacent u32 pairs at 8-byte
-        // aligned offsets: one 8-byte store each halves the PCIe writes.
-        const _: () = assert!(offset_of!(RingSlotHeader, op) % 8 == 0);
+        // `op`/`thread`/`len`/`flags` and `arg0`/`arg1` are 16 aligned bytes
+        // each: one 16-byte store each. Every store to host memory is a
+        // PCIe write that the publishing fence waits for; on an H100 each
+        // costs about as much as the fence (`dev/probes`), so fewer, wider.
+        const _: () = assert!(offset_of!(RingSlotHeader, op) % 16 == 0);
         const _: () = assert!(offset_of!(RingSlotHeader, thread) == offset_of!(RingSlotHeader, op) + 4);
-        const _: () = assert!(offset_of!(RingSlotHeader, len) % 8 == 0);
+        const _: () = assert!(offset_of!(RingSlotHeader, len) == offset_of!(RingSlotHeader, op) + 8);
         const _: () = assert!(offset_of!(RingSlotHeader, flags) == offset_of!(RingSlotHeader, len) + 4);
+        const _: () = assert!(offset_of!(RingSlotHeader, arg0) == offset_of!(RingSlotHeader, op) + 16);
+        const _: () = assert!(offset_of!(RingSlotHeader, arg1) == offset_of!(RingSlotHeader, arg0) + 8);
+        const _: () = assert!(core::mem::size_of::<RingSlotHeader>() % 16 == 0);
         // SAFETY: the caller owns the slot; all offsets are inside it and
-        // aligned (slots are 256-byte aligned, the payload 8-byte aligned).
+        // 16-byte aligned (slots are 256-byte aligned).
         unsafe {
             let h = s as *mut RingSlotHeader;
+            let words = (&raw mut (*h).op).cast::<u128>();
             ptr::write(
-                (&raw mut (*h).op).cast::<u64>(),
-                u32_pair(p.op, p.thread),
+                words,
+                u64_pair(u32_pair(p.op, p.thread), u32_pair(payload.len() as u32, p.flags)),
             );
-            ptr::write(
-                (&raw mut (*h).len).cast::<u64>(),
-                u32_pair(payload.len() as u32, p.flags),
-            );
-            ptr::write(&raw mut (*h).arg0, p.arg0);
-            ptr::write(&raw mut (*h).arg1, p.arg1);
-            copy_words(
-                s.add(core::mem::size_of::<RingSlotHeader>()) as *mut u64,
-                payload,
-            );
+            ptr::write(words.add(1), u64_pair(p.arg0, p.arg1));
+            copy_pairs(s.add(core::mem::size_of::<RingSlotHeader>()) as *mut u128, payload);
         }
     }
     unsafe fn read_payload(&self, i: usize, out: &mut [u8]) {
@@ -191,27 +223,36 @@ fn u32_pair(lo: u32, hi: u32) -> u64 {
     u64::from_ne_bytes([l[0], l[1], l[2], l[3], h[0], h[1], h[2], h[3]])
 }
 
-/// Copies `src` to `dst` with aligned 8-byte stores (few, wide writes over
-/// PCIe), zero-padding the last word.
+/// The u128 whose memory holds `lo` then `hi` (any endianness).
+#[inline]
+fn u64_pair(lo: u64, hi: u64) -> u128 {
+    let mut b = [0u8; 16];
+    b[..8].copy_from_slice(&lo.to_ne_bytes());
+    b[8..].copy_from_slice(&hi.to_ne_bytes());
+    u128::from_ne_bytes(b)
+}
+
+/// Copies `src` to `dst` with aligned 16-byte stores (few, wide writes
+/// over PCIe), zero-padding the last one.
 ///
 /// # Safety
-/// `dst` is 8-byte aligned and valid for `src.len()` rounded up to 8.
+/// `dst` is 16-byte aligned and valid for `src.len()` rounded up to 16.
 #[inline]
-unsafe fn copy_words(dst: *mut u64, src: &[u8]) {
-    let words = src.len() / 8;
-    for w in 0..words {
+unsafe fn copy_pairs(dst: *mut u128, src: &[u8]) {
+    let pairs = src.len() / 16;
+    for w in 0..pairs {
         // SAFETY: in bounds of `src` and `dst` (caller).
         unsafe {
             dst.add(w)
-                .write(ptr::read_unaligned(src.as_ptr().add(w * 8) as *const u64))
+                .write(ptr::read_unaligned(src.as_ptr().add(w * 16) as *const u128))
         };
     }
-    let tail = &src[words * 8..];
+    let tail = &src[pairs * 16..];
     if !tail.is_empty() {
-        let mut bytes = [0u8; 8];
+        let mut bytes = [0u8; 16];
         bytes[..tail.len()].copy_from_slice(tail);
         // SAFETY: the caller sized `dst` to the rounded-up length.
-        unsafe { dst.add(words).write(u64::from_le_bytes(bytes)) };
+        unsafe { dst.add(pairs).write(u128::from_ne_bytes(bytes)) };
     }
 }
 
@@ -263,38 +304,64 @@ fn take_ticket<M: RingMem>(m: &M) -> u64 {
 /// host.
 #[inline(always)]
 fn publish_at<H: Hal, M: RingMem>(m: &M, wait: &AtomicU32, max_sleep_ns: u32, t: u64, packet: &Packet, payload: &[u8]) {
-    let i = (t & (m.capacity() - 1)) as usize;
-    // Acquire: the previous user of the slot (host, or a device reply
-    // reader) is done with it before we overwrite it. The slot is free at
-    // the first look unless the ring is full, so that look is an acquire
-    // load (an H100 takes one as long as a relaxed load at device scope);
-    // a wait polls relaxed and then fences (`fence.acq_rel.sys`, ~0.7 µs).
-    if m.seq(i).load(Acquire) != t {
-        wait_host::<H>(wait, max_sleep_ns, || m.seq(i).load(Relaxed) == t);
-        H::fence_system_acquire();
+    let cap = m.capacity();
+    let i = (t & (cap - 1)) as usize;
+    if t >= cap {
+        wait_for_room::<H, M>(m, wait, max_sleep_ns, t - cap, i);
     }
-    // SAFETY: `seq == t`: the slot is ours until we publish it.
+    if packet.flags & FLAG_REPLY != 0 {
+        // Before the publish: whoever learns that the host consumed this
+        // ticket also sees that its reply is unread.
+        let mark: fn(&M, usize, u64) = ring_room::mark_reply_unread::<M>;
+        out_of_line(mark)(m, i, t);
+    }
+    // SAFETY: ticket `t - cap` is done with the slot (`wait_for_room`): it
+    // is ours until we publish it.
     unsafe { m.fill(i, packet, payload) };
     // Release at system scope: the payload reaches the host before `seq`.
     H::fence_system_release();
     m.seq(i).store(t + 1, Relaxed);
 }
 
+/// Waits until ticket `prev` (of slot `i`) is done with its slot: the host
+/// has consumed it and, if it asked for a reply, its producer has read the
+/// reply. Both are first asked of the room in device memory (with
+/// acquires: `ring_room`); only when the room's copy of the host's count is
+/// too old is the count itself read across PCIe.
+#[inline(always)]
+fn wait_for_room<H: Hal, M: RingMem>(m: &M, wait: &AtomicU32, max_sleep_ns: u32, prev: u64, i: usize) {
+    let host_done: fn(&M, u64) -> bool = ring_room::host_consumed::<M>;
+    if !out_of_line(host_done)(m, prev) {
+        let mut consumed = 0;
+        // Acquire at system scope: the host's reads of the slot happen
+        // before our writes.
+        wait_host::<H>(wait, max_sleep_ns, || {
+            consumed = m.consumed().load(Acquire);
+            consumed > prev
+        });
+        let seen: fn(&M, u64) = ring_room::saw_consumed::<M>;
+        out_of_line(seen)(m, consumed);
+    }
+    let unread: fn(&M, usize, u64) -> bool = ring_room::reply_unread::<M>;
+    if out_of_line(unread)(m, i, prev) {
+        wait_host::<H>(wait, max_sleep_ns, || !out_of_line(unread)(m, i, prev));
+    }
+}
+
 /// Waits for the host's reply to the packet of ticket `t`, copies the first
-/// `out.len()` bytes of its payload into `out`, and frees the slot (the
-/// device owns it once the reply is in).
+/// `out.len()` bytes of its payload into `out`, and clears the slot's
+/// unread-reply mark (the slot's next producer waits for it).
 #[inline(always)]
 fn read_reply_at<H: Hal, M: RingMem>(m: &M, wait: &AtomicU32, max_sleep_ns: u32, t: u64, out: &mut [u8]) {
     let i = (t & (m.capacity() - 1)) as usize;
-    // Relaxed + acquire fence: the host's reply writes are visible after.
-    wait_host::<H>(wait, max_sleep_ns, || m.reply_seq(i).load(Relaxed) == t + 1);
-    H::fence_system_acquire();
-    // SAFETY: the slot is ours until `seq` moves on; the reply is in.
+    // Acquire polls: the host's reply writes are visible once `reply_seq`
+    // is; an acquire load costs a relaxed one's PCIe read, where a relaxed
+    // poll and a fence after it cost a `fence.acq_rel.sys` more (~0.7 µs).
+    wait_host::<H>(wait, max_sleep_ns, || m.reply_seq(i).load(Acquire) == t + 1);
+    // SAFETY: the slot's next producer waits for our mark; the reply is in.
     unsafe { m.read_payload(i, out) };
-    // Release: our reads of the reply happen before the next producer of
-    // this slot (a device warp, which acquires `seq`) writes it.
-    H::fence_device_release();
-    m.seq(i).store(t + m.capacity(), Relaxed);
+    let read: fn(&M, usize) = ring_room::reply_read::<M>;
+    out_of_line(read)(m, i);
 }
 
 /// Sends a [`FLAG_REPLY`] packet and waits for the host's reply, then frees
@@ -368,8 +435,8 @@ pub fn write<H: Hal, M: RingMem>(
 }
 
 /// Waits until the host has taken the packet of ticket `t` (one without
-/// [`FLAG_REPLY`]): the host frees a slot once it has copied the packet, and
-/// handles packets in ticket order, so whatever the caller sends next is
+/// [`FLAG_REPLY`]): the host counts a packet consumed once it has copied
+/// it, and handles packets in ticket order, so whatever the caller sends next is
 /// handled after it (a write's bytes reach the output before anything the
 /// program does next is seen by the host).
 pub fn wait_taken<H: Hal, M: RingMem>(m: &M, wait: &AtomicU32, max_sleep_ns: u32, t: u64) {
@@ -380,11 +447,8 @@ pub fn wait_taken<H: Hal, M: RingMem>(m: &M, wait: &AtomicU32, max_sleep_ns: u32
 /// [`wait_taken`]. Never inlined (see [`send_packet`]).
 #[inline(never)]
 fn wait_taken_at<H: Hal, M: RingMem>(m: &M, wait: &AtomicU32, max_sleep_ns: u32, t: u64) {
-    let i = (t & (m.capacity() - 1)) as usize;
-    // The host stores `seq = t + capacity`; later producers of the slot only
-    // raise it. Relaxed: nothing of the slot is read after.
-    let taken = t + m.capacity();
-    wait_host::<H>(wait, max_sleep_ns, || m.seq(i).load(Relaxed) >= taken);
+    // Relaxed: nothing of the slot is read after.
+    wait_host::<H>(wait, max_sleep_ns, || m.consumed().load(Relaxed) > t);
 }
 
 /// A host call ([`crate::hostcall`]): sends the request `head ++ body` in

@@ -60,7 +60,7 @@ impl Runtime {
                         heap_base: 0, heap_size: 0, threads: 0, stack_size: 0,
                         argc: 0, argv: 0, envc: 0, envp: 0, epoch_unix_ns: 0,
                         idle_sleep_ns: 0, random_seed: 0, flags: 0, block_warps: 0,
-                        stack_lanes: 0, stacks: 0, call_stack_size: 0, ring_tickets: 0, reserved: [0; 1],
+                        stack_lanes: 0, stacks: 0, call_stack_size: 0, ring_tickets: 0, ring_room: 0,
                     },
                     start_ticks: 0,
                     idle_sleep_ns: DEFAULT_IDLE_SLEEP_NS,
@@ -91,7 +91,7 @@ impl Runtime {
                 wait_sleep_ns: idle.min(MAX_WAIT_SLEEP_NS),
                 // `lb` is the launch's own block (device memory), whose
                 // `ring_tickets` every warp shares; `launch` above is a copy.
-                ring: RawRing::new(lb.ring, &raw const lb.ring_tickets),
+                ring: RawRing::new(lb.ring, &raw const lb.ring_tickets, lb.ring_room),
             };
         }
         self.random_calls.store(0, Relaxed);

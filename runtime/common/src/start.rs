@@ -118,8 +118,14 @@ fn check<H: Hal>(lb: &LaunchBlock, msg: &mut Msg) -> bool {
 /// `lb.ring` is 0 or the launch's ring.
 #[inline(never)]
 unsafe fn report_and_abort<H: Hal>(lb: &LaunchBlock, msg: &Msg) {
-    // SAFETY: the caller's contract.
-    let ring = unsafe { RawRing::new(lb.ring, &raw const lb.ring_tickets) };
+    // A launcher of another version may give no room; the report's packets
+    // are the ring's first two, which never look at it (a ring has at least
+    // two slots).
+    let no_room = [0u64; 2];
+    let room = if lb.ring_room != 0 { lb.ring_room } else { no_room.as_ptr() as u64 };
+    // SAFETY: the caller's contract; `room` is the launch's or one that the
+    // first `capacity` tickets do not touch.
+    let ring = unsafe { RawRing::new(lb.ring, &raw const lb.ring_tickets, room) };
     if !ring.is_usable() {
         return;
     }

@@ -19,7 +19,7 @@ use crate::hal::Hal;
 use crate::host_ring::calls::{FsAccess, HostCalls};
 use crate::host_ring::server::Shared as HostShared;
 use crate::protocol::{
-    ABI_VERSION, LAUNCH_MAGIC, LaunchBlock, StrRef, THREAD_SLOT_BYTES, ring_bytes,
+    ABI_VERSION, LAUNCH_MAGIC, LaunchBlock, StrRef, THREAD_SLOT_BYTES, ring_bytes, ring_room_bytes,
     wait_reason_name,
 };
 use crate::runtime::{Runtime, slot_at};
@@ -153,6 +153,7 @@ pub(crate) struct Shared {
     threads: Buf,
     _heap: Buf,
     ring: Buf,
+    _room: Buf,
     _strings: Vec<Box<[u8]>>,
     _tables: Vec<Box<[StrRef]>>,
     handles: OnceLock<Vec<Thread>>,
@@ -238,6 +239,7 @@ fn run_with<H: Hal, F: FnOnce() -> i32 + Send + 'static>(cfg: Config, main: F) -
     let heap = Buf::new(cfg.heap_bytes, 4096);
     let ring = Buf::new(ring_bytes(cfg.ring_capacity), 128);
     host::init_ring(ring.ptr, cfg.ring_capacity).expect("a power-of-two ring capacity");
+    let room = Buf::new(ring_room_bytes(cfg.ring_capacity), 128);
     let mut strings = Vec::new();
     let argv = table(&cfg.args, &mut strings);
     let envp = table(&cfg.env, &mut strings);
@@ -262,7 +264,7 @@ fn run_with<H: Hal, F: FnOnce() -> i32 + Send + 'static>(cfg: Config, main: F) -
         block_warps: 1,
         stack_lanes: cfg.launch_stack_lanes.unwrap_or(H::PARALLEL_LANES),
         stacks: if cfg.shared_stacks { 1 } else { 0 },
-        call_stack_size: 0, ring_tickets: 0, reserved: [0; 1],
+        call_stack_size: 0, ring_tickets: 0, ring_room: room.addr(),
     });
     let shared = Arc::new(Shared {
         rt: Runtime::new(),
@@ -270,6 +272,7 @@ fn run_with<H: Hal, F: FnOnce() -> i32 + Send + 'static>(cfg: Config, main: F) -
         threads,
         _heap: heap,
         ring,
+        _room: room,
         _strings: strings,
         _tables: vec![argv, envp],
         handles: OnceLock::new(),

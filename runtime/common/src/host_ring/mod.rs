@@ -56,8 +56,8 @@ pub enum RingError {
     BadCapacity(u32),
     #[error("slot snapshot of {0} bytes is shorter than a slot ({RING_SLOT_BYTES} bytes)")]
     Truncated(usize),
-    #[error("slot {slot} (ticket {ticket}) has sequence word {seq}; a correct producer leaves {ticket} or {}", ticket + 1)]
-    BadSeq { ticket: u64, slot: u64, seq: u64 },
+    #[error("slot {slot} (ticket {ticket}) has sequence word {seq}; a correct producer leaves {before} or {}", ticket + 1)]
+    BadSeq { ticket: u64, slot: u64, seq: u64, before: u64 },
     #[error(
         "packet {ticket}: unknown opcode {op} (this launcher knows 0..={OP_MAX}); was the program built against another protocol version?"
     )]
@@ -253,11 +253,8 @@ pub fn decode_slot(slot: &[u8], ticket: u64, num_threads: u32) -> Result<Packet,
 /// The state of the slot the host expects `ticket` in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SlotState {
-    /// Not yet published (the producer has not written it, or holds it).
+    /// Not yet published (its producer has not come, or holds it).
     Empty,
-    /// The device still owns the slot's previous packet (it waits to read a
-    /// reply the host wrote one lap ago).
-    ReplyPending,
     /// Published: the host owns it.
     Published,
 }
@@ -285,7 +282,8 @@ impl<'a> RingView<'a> {
         self.capacity
     }
 
-    /// Writes the header and frees every slot (`seq = index`). Before launch.
+    /// Writes the header and zero `consumed`, and sets each slot's `seq` to
+    /// its index. Before launch.
     pub fn init(&self) {
         for w in &self.words[..ring_bytes(self.capacity) / WORD] {
             w.store(0, Ordering::Relaxed);
@@ -309,20 +307,22 @@ impl<'a> RingView<'a> {
         &self.words[self.slot_word(ticket) + offset_of!(RingSlotHeader, seq) / WORD]
     }
 
-    /// Classifies the slot of `ticket` from its sequence word.
+    /// Classifies the slot of `ticket` (the next the host consumes) from its
+    /// sequence word: the previous packet's publish (`ticket - capacity + 1`,
+    /// or the slot's index before its first) until `ticket`'s producer
+    /// publishes `ticket + 1`.
     pub fn state(&self, ticket: u64) -> Result<SlotState, RingError> {
         let cap = u64::from(self.capacity);
         // Acquire: pairs with the producer's system-scope release store of
         // `seq = t + 1`, so the payload reads below see its writes.
         let seq = self.seq(ticket).load(Ordering::Acquire);
+        let before = if ticket < cap { ticket } else { ticket - cap + 1 };
         if seq == ticket.wrapping_add(1) {
             Ok(SlotState::Published)
-        } else if seq == ticket {
+        } else if seq == before {
             Ok(SlotState::Empty)
-        } else if ticket >= cap && seq == ticket - cap + 1 {
-            Ok(SlotState::ReplyPending)
         } else {
-            Err(RingError::BadSeq { ticket, slot: ticket % cap, seq })
+            Err(RingError::BadSeq { ticket, slot: ticket % cap, seq, before })
         }
     }
 
@@ -337,10 +337,18 @@ impl<'a> RingView<'a> {
         decode_slot(&snap, ticket, num_threads)
     }
 
-    /// Frees the slot for ticket `ticket + capacity`.
+    /// Counts `ticket` (the next in order) consumed: its slot is free for
+    /// ticket `ticket + capacity` once a reply, if it asked for one, is read.
+    /// The reply may still be written after this.
     pub fn release(&self, ticket: u64) {
-        // Release: our reads of the payload happen before the producer reuses it.
-        self.seq(ticket).store(ticket + u64::from(self.capacity), Ordering::Release);
+        // Release: our reads of the packet happen before its slot's next
+        // producer writes it.
+        self.words[offset_of!(RingHeader, consumed) / WORD].store(ticket + 1, Ordering::Release);
+    }
+
+    /// The host's count of consumed tickets.
+    pub fn consumed(&self) -> u64 {
+        self.words[offset_of!(RingHeader, consumed) / WORD].load(Ordering::Relaxed)
     }
 
     /// Writes `bytes` (≤ [`RING_PAYLOAD_BYTES`]) to the payload of `ticket`'s

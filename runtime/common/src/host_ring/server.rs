@@ -227,7 +227,10 @@ impl<'a, S: Sink> Server<'a, S> {
         while n < BATCH && self.ring.state(self.next)? == SlotState::Published {
             let ticket = self.next;
             let p = self.ring.read(ticket, self.num_threads)?;
-            // The slot is copied: free it before the (slower) output work.
+            // The slot is copied: count it consumed before the (slower)
+            // output work. A reply, written into the slot after, keeps the
+            // slot from its next producer until the device has read it.
+            self.ring.release(ticket);
             // A reply means "the host has handled all before": flush first.
             if p.reply {
                 self.sink.flush();
@@ -252,7 +255,6 @@ impl<'a, S: Sink> Server<'a, S> {
                 }
                 self.ring.reply(ticket);
             } else {
-                self.ring.release(ticket);
                 if let Op::Call { call, total } = p.op {
                     self.call_packet(&p, call, total)?;
                 }

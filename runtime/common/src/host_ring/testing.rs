@@ -23,11 +23,12 @@ impl Sink for VecSink {
     }
 }
 
-/// Zeroed memory for a ring of `cap` slots, and one word after it: the test
-/// producers' ticket counter (the device's is `LaunchBlock::ring_tickets`,
-/// in device memory; the host never touches it).
+/// Zeroed memory for a ring of `cap` slots, then one word, the test
+/// producers' ticket counter, then their room (the device's are
+/// `LaunchBlock::ring_tickets` and `LaunchBlock::ring_room`, in device
+/// memory; the host never touches them).
 pub fn ring_words(cap: u32) -> Vec<AtomicU64> {
-    (0..ring_bytes(cap) / 8 + 1).map(|_| AtomicU64::new(0)).collect()
+    (0..ring_bytes(cap) / 8 + 1 + ring_room_bytes(cap) / 8).map(|_| AtomicU64::new(0)).collect()
 }
 
 /// Tickets [`Producer`]s have taken from ring memory made by [`ring_words`].
@@ -35,20 +36,29 @@ pub fn tickets_taken(words: &[AtomicU64], cap: u32) -> u64 {
     words[ring_bytes(cap) / 8].load(Ordering::Relaxed)
 }
 
-/// A minimal device-side producer, written from the protocol docs.
+/// A minimal device-side producer, written from the protocol docs. It reads
+/// the host's `consumed` every time (no copy of it in its room).
 pub struct Producer<'a> {
     pub words: &'a [AtomicU64],
     pub cap: u64,
     /// The ticket counter (the device's `LaunchBlock::ring_tickets`).
     pub tickets: &'a AtomicU64,
+    /// The room's unread-reply marks ([`RingRoom::unread_reply`]).
+    pub unread: &'a [AtomicU64],
 }
 
 impl<'a> Producer<'a> {
     /// A producer of ring memory made by [`ring_words`], taking tickets from
-    /// the word after the ring.
+    /// the word after the ring, with its room after that.
     pub fn new(words: &'a [AtomicU64], cap: u32) -> Self {
         let n = ring_bytes(cap) / 8;
-        Producer { words: &words[..n], cap: u64::from(cap), tickets: &words[n] }
+        let unread = n + 1 + offset_of!(RingRoom, unread_reply) / 8;
+        Producer {
+            words: &words[..n],
+            cap: u64::from(cap),
+            tickets: &words[n],
+            unread: &words[unread..unread + cap as usize],
+        }
     }
 }
 
@@ -66,8 +76,15 @@ impl Producer<'_> {
     /// [`send`](Self::send) with `arg1`.
     pub fn send_args(&self, thread: u32, op: u32, flags: u32, arg0: u64, arg1: u64, payload: &[u8]) -> u64 {
         let t = self.tickets.fetch_add(1, Ordering::Relaxed);
-        while self.word(t, offset_of!(RingSlotHeader, seq)).load(Ordering::Acquire) != t {
-            std::thread::yield_now();
+        let i = (t % self.cap) as usize;
+        if let Some(prev) = t.checked_sub(self.cap) {
+            let consumed = &self.words[offset_of!(RingHeader, consumed) / 8];
+            while consumed.load(Ordering::Acquire) <= prev || self.unread[i].load(Ordering::Acquire) == prev + 1 {
+                std::thread::yield_now();
+            }
+        }
+        if flags & FLAG_REPLY != 0 {
+            self.unread[i].store(t + 1, Ordering::Relaxed);
         }
         self.word(t, offset_of!(RingSlotHeader, op))
             .store(u64::from(op) | (u64::from(thread) << 32), Ordering::Relaxed);
@@ -94,7 +111,7 @@ impl Producer<'_> {
         }
     }
 
-    /// Waits for the host's reply to ticket `t`, then frees the slot.
+    /// Waits for the host's reply to ticket `t`, then clears its unread mark.
     pub fn await_reply(&self, t: u64) {
         self.await_reply_bytes(t, 0);
     }
@@ -105,7 +122,8 @@ impl Producer<'_> {
     }
 
     /// Waits for the host's reply to ticket `t`, copies the first `n`
-    /// (≤ [`RING_PAYLOAD_BYTES`]) bytes of its payload, then frees the slot.
+    /// (≤ [`RING_PAYLOAD_BYTES`]) bytes of its payload, then clears its
+    /// unread mark.
     pub fn await_reply_bytes(&self, t: u64, n: usize) -> Vec<u8> {
         while !self.replied(t) {
             std::thread::yield_now();
@@ -115,7 +133,7 @@ impl Producer<'_> {
             out.extend_from_slice(&self.word(t, size_of::<RingSlotHeader>() + i * 8).load(Ordering::Relaxed).to_le_bytes());
         }
         out.truncate(n);
-        self.word(t, offset_of!(RingSlotHeader, seq)).store(t + self.cap, Ordering::Release);
+        self.unread[(t % self.cap) as usize].store(0, Ordering::Release);
         out
     }
 

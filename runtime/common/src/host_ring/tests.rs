@@ -95,7 +95,9 @@ fn negative_exit_codes_survive_either_extension() {
 
 #[test]
 fn replies_and_laps() {
-    // Capacity 2: a reply slot stays device-owned until the device frees it.
+    // Capacity 2: a slot whose reply is unread waits for the device to read
+    // it before its next producer writes it, although the host has
+    // consumed the packet.
     let words = setup(2);
     let p = Producer::new(&words, 2);
     let shared = Shared::default();
@@ -103,13 +105,19 @@ fn replies_and_laps() {
     let t0 = p.send(0, OP_NOP, FLAG_REPLY, 0, &[]);
     let t1 = p.send(0, OP_NOP, 0, 0, &[]);
     assert_eq!(s.drain(&shared).unwrap(), 2);
-    // Ticket 2 maps to slot 0, still holding ticket 0's reply.
     let v = RingView::new(&words, 2).unwrap();
-    assert_eq!(v.state(2).unwrap(), SlotState::ReplyPending);
-    assert_eq!(s.drain(&shared).unwrap(), 0);
-    p.await_reply(t0);
-    assert_eq!(v.state(2).unwrap(), SlotState::Empty);
-    p.send(0, OP_WRITE, 0, 1, b"x");
+    assert_eq!(v.consumed(), 2);
+    assert_eq!(p.unread[0].load(Ordering::Relaxed), t0 + 1, "ticket 0's reply is marked unread");
+    // Ticket 2 maps to slot 0: its producer waits for ticket 0's reader.
+    std::thread::scope(|sc| {
+        let third = sc.spawn(|| p.send(0, OP_WRITE, 0, 1, b"x"));
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert_eq!(v.state(2).unwrap(), SlotState::Empty, "published over an unread reply");
+        assert!(!third.is_finished());
+        p.await_reply(t0);
+        assert_eq!(third.join().unwrap(), 2);
+    });
+    assert_eq!(v.state(2).unwrap(), SlotState::Published);
     assert_eq!(s.drain(&shared).unwrap(), 1);
     assert_eq!(t1, 1);
 }

@@ -117,9 +117,10 @@ fn raw_ring_fill_matches_the_header_layout() {
     }
     let base = mem.0.as_mut_ptr() as u64;
     let tickets = core::sync::atomic::AtomicU64::new(0);
-    // SAFETY: `mem` holds a valid ring header and slots, and it and
-    // `tickets` outlive `ring`.
-    let ring = unsafe { RawRing::new(base, tickets.as_ptr()) };
+    let room = [0u64; ring_room_bytes(CAP) / 8];
+    // SAFETY: `mem` holds a valid ring header and slots, `room` a zeroed
+    // room, and they and `tickets` outlive `ring`.
+    let ring = unsafe { RawRing::new(base, tickets.as_ptr(), room.as_ptr() as u64) };
     assert!(ring.is_usable());
     let p = Packet { op: OP_WRITE, thread: 0xABCD, flags: FLAG_MORE, arg0: 2, arg1: 7 };
     let wait = AtomicU32::new(0);
