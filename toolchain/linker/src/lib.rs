@@ -9,7 +9,9 @@
 //! bitcode, `opt` (internalize everything but the exports and the kernel
 //! entry, then optimize), two rewrites of the optimized IR
 //! ([`shared_stack`]: frames in global memory; [`device_scope`]: atomics at
-//! device scope; [`call_stack`]: recursion checks its depth), then
+//! device scope; [`call_stack`]: recursion checks its depth; on nvptx
+//! [`rmw_order`]: fences that LLVM 22 leaves out of ordered
+//! read-modify-writes), then
 //! - nvptx64: `llc` to PTX, one part per core ([`split`]), and PTX repairs
 //!   ([`ptx_fixup`]);
 //! - amdgcn: `llc` to an object and `rust-lld -flavor gnu -shared` to the
@@ -42,6 +44,7 @@ pub mod device_scope;
 pub mod int128_float;
 pub mod lanes_wanted;
 pub mod ptx_fixup;
+pub mod rmw_order;
 pub mod shared_stack;
 pub mod split;
 
@@ -587,6 +590,16 @@ fn rewrite_ir(bin: &Path, work: &Path, optimized: &Path, target: Target, passes:
         }
         ir = scoped;
         changed = true;
+    }
+    if target == Target::Nvptx {
+        let (ordered, n) = rmw_order::rewrite(&ir);
+        if verbose {
+            eprintln!("gpu-ld: {n} ordered read-modify-writes given fences");
+        }
+        if n > 0 {
+            ir = ordered;
+            changed = true;
+        }
     }
     if target == Target::Nvptx
         && let Some(defined) = lanes_wanted::define(&ir)
