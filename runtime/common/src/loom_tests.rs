@@ -183,6 +183,7 @@ struct LoomRing {
     reply: Vec<AtomicU64>,
     consumed: AtomicU64,
     consumed_seen: AtomicU64,
+    refreshing: AtomicU64,
     unread: Vec<AtomicU64>,
     data: Vec<UnsafeCell<(Packet, u8)>>,
 }
@@ -202,6 +203,7 @@ impl LoomRing {
             reply: (0..cap).map(|_| AtomicU64::new(0)).collect(),
             consumed: AtomicU64::new(0),
             consumed_seen: AtomicU64::new(0),
+            refreshing: AtomicU64::new(0),
             unread: (0..cap).map(|_| AtomicU64::new(0)).collect(),
             data: (0..cap).map(|_| UnsafeCell::new((p, 0))).collect(),
         })
@@ -248,6 +250,9 @@ impl RingMem for LoomRing {
     }
     fn consumed_seen(&self) -> &AtomicU64 {
         &self.consumed_seen
+    }
+    fn refreshing(&self) -> &AtomicU64 {
+        &self.refreshing
     }
     fn unread_reply(&self, i: usize) -> &AtomicU64 {
         &self.unread[i]

@@ -276,6 +276,9 @@ pub struct RingRoom {
     /// A value [`RingHeader::consumed`] has had: producers that read
     /// `consumed` raise it (with a release), so the others need not.
     pub consumed_seen: core::sync::atomic::AtomicU64,
+    /// 1 while a producer reads `consumed` for the others: when the ring is
+    /// full, one PCIe read at a time instead of one per waiting warp.
+    pub refreshing: core::sync::atomic::AtomicU64,
     /// Per slot, followed by `capacity - 1` more: `t + 1` while the
     /// producer of ticket `t`, a packet with [`FLAG_REPLY`], has not read
     /// its reply; 0 otherwise.
@@ -284,7 +287,7 @@ pub struct RingRoom {
 
 /// Bytes of the [`RingRoom`] of a ring with `capacity` slots.
 pub const fn ring_room_bytes(capacity: u32) -> usize {
-    (1 + capacity as usize) * 8
+    (2 + capacity as usize) * 8
 }
 
 /// The header of one ring slot; the payload follows it.

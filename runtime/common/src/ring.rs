@@ -52,6 +52,8 @@ pub trait RingMem {
     fn consumed(&self) -> &AtomicU64;
     /// The room's copy of it ([`RingRoom::consumed_seen`]).
     fn consumed_seen(&self) -> &AtomicU64;
+    /// The room's flag of a producer reading `consumed` ([`RingRoom::refreshing`]).
+    fn refreshing(&self) -> &AtomicU64;
     /// The room's unread-reply mark of slot `i` ([`RingRoom::unread_reply`]).
     fn unread_reply(&self, i: usize) -> &AtomicU64;
     /// Writes `packet` and `payload` (≤ [`RING_PAYLOAD_BYTES`]) into slot `i`.
@@ -170,6 +172,11 @@ impl RingMem for RawRing {
         // SAFETY: the room is valid for the program (`new`'s contract) and
         // only accessed atomically.
         unsafe { &*((self.room + offset_of!(RingRoom, consumed_seen)) as *const AtomicU64) }
+    }
+    #[inline]
+    fn refreshing(&self) -> &AtomicU64 {
+        // SAFETY: as for `consumed_seen`.
+        unsafe { &*((self.room + offset_of!(RingRoom, refreshing)) as *const AtomicU64) }
     }
     #[inline]
     fn unread_reply(&self, i: usize) -> &AtomicU64 {
@@ -327,20 +334,29 @@ fn publish_at<H: Hal, M: RingMem>(m: &M, wait: &AtomicU32, max_sleep_ns: u32, t:
 /// has consumed it and, if it asked for a reply, its producer has read the
 /// reply. Both are first asked of the room in device memory (with
 /// acquires: `ring_room`); only when the room's copy of the host's count is
-/// too old is the count itself read across PCIe.
+/// too old is the count itself read across PCIe, by one waiting producer
+/// at a time (a full ring has thousands waiting: each reading the host's
+/// memory would take the PCIe link from the packets).
 #[inline(always)]
 fn wait_for_room<H: Hal, M: RingMem>(m: &M, wait: &AtomicU32, max_sleep_ns: u32, prev: u64, i: usize) {
     let host_done: fn(&M, u64) -> bool = ring_room::host_consumed::<M>;
     if !out_of_line(host_done)(m, prev) {
-        let mut consumed = 0;
-        // Acquire at system scope: the host's reads of the slot happen
-        // before our writes.
+        let claim: fn(&M) -> bool = ring_room::claim_refresh::<M>;
+        let seen: fn(&M, u64) = ring_room::saw_consumed::<M>;
         wait_host::<H>(wait, max_sleep_ns, || {
-            consumed = m.consumed().load(Acquire);
+            if out_of_line(host_done)(m, prev) {
+                return true;
+            }
+            if !out_of_line(claim)(m) {
+                return false;
+            }
+            // Acquire at system scope: the host's reads of the slots below
+            // `consumed` happen before our writes (and, through the room,
+            // before the other producers').
+            let consumed = m.consumed().load(Acquire);
+            out_of_line(seen)(m, consumed);
             consumed > prev
         });
-        let seen: fn(&M, u64) = ring_room::saw_consumed::<M>;
-        out_of_line(seen)(m, consumed);
     }
     let unread: fn(&M, usize, u64) -> bool = ring_room::reply_unread::<M>;
     if out_of_line(unread)(m, i, prev) {

@@ -29,11 +29,19 @@ pub fn host_consumed<M: RingMem>(m: &M, prev: u64) -> bool {
     m.consumed_seen().load(Acquire) > prev
 }
 
+/// Whether the caller may read the host's count for the others (then it
+/// must call [`saw_consumed`] next, which gives the claim back).
+#[inline(never)]
+pub fn claim_refresh<M: RingMem>(m: &M) -> bool {
+    m.refreshing().load(Relaxed) == 0 && m.refreshing().compare_exchange(0, 1, Relaxed, Relaxed).is_ok()
+}
+
 /// Raises the room's copy of the host's count to `consumed` (read from the
-/// host with a system-scope acquire).
+/// host with a system-scope acquire), then ends the caller's claim.
 #[inline(never)]
 pub fn saw_consumed<M: RingMem>(m: &M, consumed: u64) {
     m.consumed_seen().fetch_max(consumed, Release);
+    m.refreshing().store(0, Relaxed);
 }
 
 /// Whether the producer of ticket `prev`, in slot `i`, has a reply it has
