@@ -121,4 +121,43 @@ mod tests {
                     \x20 ret void\n}\n";
         assert_eq!(out, want);
     }
+
+    /// Through the pinned `llc`: without the pass a release RMW is a bare
+    /// `atom` (the bug; when this fails, LLVM orders RMWs itself and the
+    /// pass may go), with it a fence comes first and stays.
+    #[test]
+    fn llc_keeps_the_fences_it_would_have_left_out() {
+        let Ok(bin) = crate::llvm_bin() else {
+            eprintln!("SKIPPED: no llvm-tools in the pinned toolchain");
+            return;
+        };
+        let body = "target triple = \"nvptx64-nvidia-cuda\"\n\
+                    define i64 @unlock(ptr %p) {\n\
+                    \x20 %r = atomicrmw add ptr %p, i64 1 syncscope(\"device\") release, align 8\n\
+                    \x20 ret i64 %r\n}\n";
+        let dir = std::env::temp_dir().join(format!("gpu-ld-rmw-order-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let ptx = |name: &str, text: &str| {
+            let path = dir.join(format!("{name}.ll"));
+            std::fs::write(&path, text).unwrap();
+            let out = std::process::Command::new(bin.join("llc"))
+                .args(["-mcpu=sm_90", "-O3", "-o", "-"])
+                .args(crate::int128_float::LLC_NVPTX_ARGS)
+                .arg(&path)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            let text = String::from_utf8(out.stdout).unwrap();
+            text.lines().map(str::trim).filter(|l| l.starts_with("atom") || l.starts_with("fence")).map(String::from).collect::<Vec<_>>()
+        };
+        let bare = ptx("before", body);
+        assert_eq!(bare.len(), 1, "{bare:?}");
+        assert!(bare[0].starts_with("atom.add"), "{bare:?}");
+        let (fenced, n) = rewrite(body);
+        assert_eq!(n, 1);
+        let fenced = ptx("after", &fenced);
+        assert_eq!(fenced.len(), 2, "{fenced:?}");
+        assert!(fenced[0].starts_with("fence.acq_rel.gpu") && fenced[1].starts_with("atom.add"), "{fenced:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
