@@ -131,11 +131,6 @@ unsafe impl<const WAVE: u32> Hal for AmdHal<WAVE> {
     fn fence_device_acq_rel() {
         fence(Ordering::AcqRel);
     }
-    /// Acquire fence, system scope (invalidates L2 lines of host memory).
-    #[inline(always)]
-    fn fence_system_acquire() {
-        fence(Ordering::Acquire);
-    }
     /// Release fence, system scope (`buffer_wbl2` on gfx90a).
     #[inline(always)]
     fn fence_system_release() {

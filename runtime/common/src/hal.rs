@@ -88,8 +88,6 @@ pub unsafe trait Hal: 'static {
         Self::fence_device_acquire();
         Self::fence_device_release();
     }
-    /// Acquire fence at system scope (data the host wrote).
-    fn fence_system_acquire();
     /// Release fence at system scope (publish to the host).
     fn fence_system_release();
     /// Ends the calling warp; the other lanes of the warp are released.

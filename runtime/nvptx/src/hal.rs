@@ -133,12 +133,6 @@ unsafe impl Hal for NvHal {
     }
     /// `fence.acq_rel.sys`.
     #[inline(always)]
-    fn fence_system_acquire() {
-        // SAFETY: as above.
-        unsafe { asm!("fence.acq_rel.sys;", options(nostack)) };
-    }
-    /// `fence.acq_rel.sys`.
-    #[inline(always)]
     fn fence_system_release() {
         // SAFETY: as above.
         unsafe { asm!("fence.acq_rel.sys;", options(nostack)) };

@@ -156,10 +156,6 @@ unsafe impl<const LANES: u32> Hal for CpuHal<LANES> {
     fn fence_device_release() {
         fence(Ordering::Release)
     }
-    /// `fence(Acquire)`.
-    fn fence_system_acquire() {
-        fence(Ordering::Acquire)
-    }
     /// `fence(Release)`.
     fn fence_system_release() {
         fence(Ordering::Release)

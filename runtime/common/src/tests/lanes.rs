@@ -60,9 +60,6 @@ macro_rules! test_hal {
             fn fence_device_release() {
                 Cpu32::fence_device_release()
             }
-            fn fence_system_acquire() {
-                Cpu32::fence_system_acquire()
-            }
             fn fence_system_release() {
                 Cpu32::fence_system_release()
             }

@@ -34,7 +34,6 @@ unsafe impl Hal for Hz100M {
     }
     fn fence_device_acquire() {}
     fn fence_device_release() {}
-    fn fence_system_acquire() {}
     fn fence_system_release() {}
     fn end_program() -> ! {
         unreachable!()
