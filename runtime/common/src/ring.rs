@@ -340,28 +340,26 @@ fn publish_at<H: Hal, M: RingMem>(m: &M, wait: &AtomicU32, max_sleep_ns: u32, t:
 #[inline(always)]
 fn wait_for_room<H: Hal, M: RingMem>(m: &M, wait: &AtomicU32, max_sleep_ns: u32, prev: u64, i: usize) {
     let host_done: fn(&M, u64) -> bool = ring_room::host_consumed::<M>;
-    if !out_of_line(host_done)(m, prev) {
-        let claim: fn(&M) -> bool = ring_room::claim_refresh::<M>;
-        let seen: fn(&M, u64) = ring_room::saw_consumed::<M>;
-        wait_host::<H>(wait, max_sleep_ns, || {
-            if out_of_line(host_done)(m, prev) {
-                return true;
-            }
-            if !out_of_line(claim)(m) {
-                return false;
-            }
-            // Acquire at system scope: the host's reads of the slots below
-            // `consumed` happen before our writes (and, through the room,
-            // before the other producers').
-            let consumed = m.consumed().load(Acquire);
-            out_of_line(seen)(m, consumed);
-            consumed > prev
-        });
-    }
+    let claim: fn(&M) -> bool = ring_room::claim_refresh::<M>;
+    let seen: fn(&M, u64) = ring_room::saw_consumed::<M>;
+    // `wait_host` looks once before it waits: the usual case is that one
+    // look at the room.
+    wait_host::<H>(wait, max_sleep_ns, || {
+        if out_of_line(host_done)(m, prev) {
+            return true;
+        }
+        if !out_of_line(claim)(m) {
+            return false;
+        }
+        // Acquire at system scope: the host's reads of the slots below
+        // `consumed` happen before our writes (and, through the room,
+        // before the other producers').
+        let consumed = m.consumed().load(Acquire);
+        out_of_line(seen)(m, consumed);
+        consumed > prev
+    });
     let unread: fn(&M, usize, u64) -> bool = ring_room::reply_unread::<M>;
-    if out_of_line(unread)(m, i, prev) {
-        wait_host::<H>(wait, max_sleep_ns, || !out_of_line(unread)(m, i, prev));
-    }
+    wait_host::<H>(wait, max_sleep_ns, || !out_of_line(unread)(m, i, prev));
 }
 
 /// Waits for the host's reply to the packet of ticket `t`, copies the first

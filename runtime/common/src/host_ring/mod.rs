@@ -343,12 +343,16 @@ impl<'a> RingView<'a> {
     pub fn release(&self, ticket: u64) {
         // Release: our reads of the packet happen before its slot's next
         // producer writes it.
-        self.words[offset_of!(RingHeader, consumed) / WORD].store(ticket + 1, Ordering::Release);
+        self.consumed_word().store(ticket + 1, Ordering::Release);
     }
 
     /// The host's count of consumed tickets.
     pub fn consumed(&self) -> u64 {
-        self.words[offset_of!(RingHeader, consumed) / WORD].load(Ordering::Relaxed)
+        self.consumed_word().load(Ordering::Relaxed)
+    }
+
+    fn consumed_word(&self) -> &AtomicU64 {
+        &self.words[offset_of!(RingHeader, consumed) / WORD]
     }
 
     /// Writes `bytes` (≤ [`RING_PAYLOAD_BYTES`]) to the payload of `ticket`'s
