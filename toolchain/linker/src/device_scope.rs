@@ -55,16 +55,21 @@ fn scoped(line: &str, scope: &str) -> Option<String> {
     if !atomic || t.contains("syncscope(") {
         return None;
     }
-    let at = ORDERINGS
-        .iter()
-        .filter_map(|o| {
-            line.match_indices(&format!(" {o}")).find(|(i, m)| {
-                matches!(line[i + m.len()..].chars().next(), Some(',' | ' ' | '\n') | None)
-            })
-        })
-        .map(|(i, _)| i)
-        .min()?;
+    let (at, _) = first_ordering(line)?;
     Some(format!("{}{scope}{}", &line[..at], &line[at..]))
+}
+
+/// The first memory ordering named on an IR line (a cmpxchg names two):
+/// the position of the space before it, and the ordering.
+pub(crate) fn first_ordering(line: &str) -> Option<(usize, &'static str)> {
+    ORDERINGS
+        .iter()
+        .filter_map(|&o| {
+            line.match_indices(&format!(" {o}"))
+                .find(|(i, m)| matches!(line[i + m.len()..].chars().next(), Some(',' | ' ' | '\n') | None))
+                .map(|(i, _)| (i, o))
+        })
+        .min()
 }
 
 #[cfg(test)]

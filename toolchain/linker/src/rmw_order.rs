@@ -35,31 +35,15 @@ fn split_rmw(line: &str) -> Option<(&str, &str, &'static str, &str)> {
     if !line.contains(" = atomicrmw ") {
         return None;
     }
-    for ordering in ["release", "acquire", "acq_rel", "seq_cst"] {
-        // The ordering follows the value operand and precedes `, align`
-        // (or the line's end): ` release,` / ` release\n`.
-        for end in [",", "\n", ""] {
-            let pat = format!(" {ordering}{end}");
-            let Some(at) = line.rfind(&pat) else { continue };
-            if end.is_empty() && at + pat.len() != line.len() {
-                continue;
-            }
-            let before = &line[..at];
-            let after = &line[at + 1 + ordering.len()..];
-            let (before, scope) = match before.rfind(" syncscope(\"") {
-                Some(s) if before[s..].ends_with("\")") => (&before[..s], &before[s + 1..]),
-                _ => (before, ""),
-            };
-            let ordering: &'static str = match ordering {
-                "release" => "release",
-                "acquire" => "acquire",
-                "acq_rel" => "acq_rel",
-                _ => "seq_cst",
-            };
-            return Some((before, scope, ordering, after));
-        }
-    }
-    None
+    let (at, ordering) = crate::device_scope::first_ordering(line)?;
+    fences(ordering)?;
+    let before = &line[..at];
+    let after = &line[at + 1 + ordering.len()..];
+    let (before, scope) = match before.rfind(" syncscope(\"") {
+        Some(s) if before[s..].ends_with("\")") => (&before[..s], &before[s + 1..]),
+        _ => (before, ""),
+    };
+    Some((before, scope, ordering, after))
 }
 
 /// Rewrites module `ir`; returns it and the number of RMWs given fences.
