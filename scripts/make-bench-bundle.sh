@@ -15,7 +15,9 @@
 #                           system scope (GPU_SYSTEM_SCOPE=1), nodepth = recursion
 #                           without call-stack depth checks (GPU_NO_DEPTH_CHECKS=1), inlineN =
 #                           gpu-ld's whole-program inliner threshold N (GPU_INLINE_THRESHOLD=N),
-#                           maxstackN = its largest inlined frame (GPU_INLINE_MAX_STACK=N)
+#                           maxstackN = its largest inlined frame (GPU_INLINE_MAX_STACK=N),
+#                           ptxN = PTX ISA N.N from gpu-ld's llc (GPU_NVPTX_PTX_ISA=N; ptx78:
+#                           every release and acquire fence a fence.acq_rel, as before 8.6)
 # Usage: [BENCH_IDS="spawn_join heap ..."] scripts/make-bench-bundle.sh [ARCH...]
 #   (default: sm_90, every benchmark program)
 # Run it after scripts/make-gpu-bundle.sh, which empties gpu-bundle/.
@@ -42,6 +44,7 @@ for arch in "${archs[@]}"; do
                 nodepth) setting=GPU_NO_DEPTH_CHECKS=1;;
                 inline*) setting=GPU_INLINE_THRESHOLD=${variant#inline};;
                 maxstack*) setting=GPU_INLINE_MAX_STACK=${variant#maxstack};;
+                ptx*) setting=GPU_NVPTX_PTX_ISA=${variant#ptx};;
                 *) echo "unknown AB variant $variant" >&2; exit 2;;
             esac
             # The linker's choice does not change cargo's fingerprint: touch

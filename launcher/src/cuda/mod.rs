@@ -162,13 +162,16 @@ fn no_entry(code: &CodeObject) -> BackendError {
 }
 
 fn ptx_too_new(code: &CodeObject, version: (u32, u32), driver: i32) -> BackendError {
-    let supports = match ptx::max_ptx_for_driver(driver) {
-        Some((a, b)) => format!("PTX ISA up to {a}.{b}"),
-        None => "an older PTX ISA".into(),
+    let (supports, isa) = match ptx::max_ptx_for_driver(driver) {
+        Some((a, b)) => (format!("PTX ISA up to {a}.{b}"), format!("{a}{b}")),
+        None => ("an older PTX ISA".into(), "NN".into()),
     };
+    // gpu-ld picks the ISA (8.6 for sm_90: its one-sided fences); the
+    // variable is read at link time, which cargo does not track.
     BackendError::CodeObject(format!(
         "{}: the PTX needs a newer driver: PTX ISA {}.{}, but the driver (CUDA {}) supports {supports}. \
-         Update the NVIDIA driver, or build with an older PTX ISA (e.g. -C target-feature=+ptxNN)",
+         Update the NVIDIA driver, or rebuild for an older PTX ISA: touch src/main.rs, then \
+         `GPU_NVPTX_PTX_ISA={isa} gpurun build ...` (or cargo build)",
         code.path.display(),
         version.0,
         version.1,
@@ -429,6 +432,7 @@ mod tests {
         let m = ptx_too_new(&code, (9, 1), 13000).to_string();
         assert!(m.contains("the PTX needs a newer driver: PTX ISA 9.1"), "{m}");
         assert!(m.contains("CUDA 13.0") && m.contains("up to 9.0"), "{m}");
+        assert!(m.contains("GPU_NVPTX_PTX_ISA=90 gpurun build"), "{m}");
         assert_eq!(ptx_too_new(&code, (9, 1), 13000).exit_code(), crate::exit::CODE_OBJECT);
     }
 

@@ -1,6 +1,7 @@
 //! [`NvHal`]: the NVIDIA primitives, in the order of `runtime/amdgpu/src/hal.rs`.
 
 use core::arch::asm;
+use core::sync::atomic::{Ordering, fence};
 
 use rt_common::Hal;
 
@@ -9,7 +10,8 @@ use rt_common::Hal;
 pub struct NvHal;
 
 // SAFETY: `thread_index` is the warp's global index (blocks are whole warps);
-// `.gpu`/`.sys` fences order at least the scope they name; `%globaltimer` is
+// the device fences are Rust's (system scope, or device scope from `gpu-ld`:
+// at least the scope named), the system fence `.sys`; `%globaltimer` is
 // a device-wide ns timer; `exit` ends the thread for good.
 unsafe impl Hal for NvHal {
     const LANES: u32 = 32;
@@ -113,28 +115,33 @@ unsafe impl Hal for NvHal {
         unsafe { asm!("mov.u64 {r}, %globaltimer;", r = out(reg64) r, options(nomem, nostack)) };
         r
     }
-    /// `fence.acq_rel.gpu`.
+    /// An acquire fence. The device fences are Rust's, as on AMD: `gpu-ld`
+    /// gives them device scope (`.gpu`; system scope under
+    /// `GPU_SYSTEM_SCOPE=1`), and for sm_90 it writes PTX 8.6, where this is
+    /// `fence.acquire.gpu` (no `MEMBAR` of its own) and a release is
+    /// `fence.release.gpu` (181 ns instead of `fence.acq_rel`'s 335 on an
+    /// H100; `gpu_ld::SPLIT_FENCES_PTX_ISA`). At an older PTX ISA all three
+    /// are `fence.acq_rel.gpu`.
     #[inline(always)]
     fn fence_device_acquire() {
-        // SAFETY: a fence; a compiler barrier too (no `nomem`).
-        unsafe { asm!("fence.acq_rel.gpu;", options(nostack)) };
+        fence(Ordering::Acquire);
     }
-    /// `fence.acq_rel.gpu`.
+    /// A release fence (see above).
     #[inline(always)]
     fn fence_device_release() {
-        // SAFETY: as above.
-        unsafe { asm!("fence.acq_rel.gpu;", options(nostack)) };
+        fence(Ordering::Release);
     }
-    /// One `fence.acq_rel.gpu` (the acquire and release fences are both it).
+    /// One `fence.acq_rel.gpu`.
     #[inline(always)]
     fn fence_device_acq_rel() {
-        // SAFETY: a memory fence; no operands.
-        unsafe { asm!("fence.acq_rel.gpu;", options(nostack)) };
+        fence(Ordering::AcqRel);
     }
-    /// `fence.acq_rel.sys`.
+    /// `fence.acq_rel.sys`, written out: the ring's fence keeps system scope
+    /// wherever it is inlined (`gpu-ld` gives Rust's fences device scope
+    /// outside the ring's functions).
     #[inline(always)]
     fn fence_system_release() {
-        // SAFETY: as above.
+        // SAFETY: a fence; a compiler barrier too (no `nomem`).
         unsafe { asm!("fence.acq_rel.sys;", options(nostack)) };
     }
     /// `exit`.

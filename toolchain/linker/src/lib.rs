@@ -71,6 +71,38 @@ pub const INLINE_MAX_STACK: u64 = 1024;
 /// `-C link-arg`) or `GPU_NVPTX_MAX_REGISTERS=N` changes it; 0 = no cap.
 pub const DEFAULT_MAX_REGISTERS: u32 = 64;
 
+/// nvptx: the PTX ISA `llc` writes for sm_90 and sm_90a (`-mattr=+ptx86`):
+/// 8.6 is the first with one-sided fences, `fence.release` and
+/// `fence.acquire` (sm_90). At 7.8, LLVM's default for sm_90, every release
+/// or acquire fence is a `fence.acq_rel`: a `MEMBAR.GPU` that waits for the
+/// thread's writes *and* empties the SM's L1. A release fence then costs
+/// 181 ns instead of 335 on an H100, and an acquire fence has no wait of
+/// its own (bench-results/floors/2026-11-25-…-release-costs.txt); every
+/// unlock, `Arc` drop and handoff has one. The PTX needs a driver of CUDA
+/// 12.7 or newer (`gpurun run` says so on an older one);
+/// `GPU_NVPTX_PTX_ISA=NN` (e.g. 78) builds for an older ISA, where the
+/// fences go back to `fence.acq_rel`. Older GPUs (sm_80, ...) have no
+/// one-sided fences, and LLVM's default for newer ones (sm_100: 8.6, sm_120:
+/// 8.7) has them already: both keep LLVM's default ISA.
+pub const SPLIT_FENCES_PTX_ISA: u32 = 86;
+
+/// The PTX ISA `llc` is asked for when `cpu` is the target (`sm_90`):
+/// [`SPLIT_FENCES_PTX_ISA`] for sm_90 and sm_90a, else none (LLVM's default).
+fn default_ptx_isa(cpu: &str) -> Option<u32> {
+    matches!(cpu, "sm_90" | "sm_90a").then_some(SPLIT_FENCES_PTX_ISA)
+}
+
+/// `llc`'s arguments for PTX besides the CPU, level and files: the wide
+/// float conversions ([`int128_float::LLC_NVPTX_ARGS`]) and the PTX ISA,
+/// `GPU_NVPTX_PTX_ISA` if set, else [`default_ptx_isa`].
+pub(crate) fn nvptx_llc_args(cpu: &str) -> Result<Vec<String>, LinkError> {
+    let mut args: Vec<String> = int128_float::LLC_NVPTX_ARGS.iter().map(|a| a.to_string()).collect();
+    if let Some(n) = env_number::<u32>("GPU_NVPTX_PTX_ISA")?.or_else(|| default_ptx_isa(cpu)) {
+        args.push(format!("-mattr=+ptx{n}"));
+    }
+    Ok(args)
+}
+
 /// What the link is for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Target {
@@ -434,7 +466,8 @@ impl Llc<'_> {
     /// `llc` of `bitcode` to `NAME.ptx`, read back.
     fn ptx(&self, bitcode: &Path, name: &str) -> Result<String, LinkError> {
         let ptx = self.work.join(format!("{name}.ptx"));
-        self.compile(bitcode, &ptx, int128_float::LLC_NVPTX_ARGS)?;
+        let extra = nvptx_llc_args(self.cpu)?;
+        self.compile(bitcode, &ptx, &extra.iter().map(String::as_str).collect::<Vec<_>>())?;
         fs::read_to_string(&ptx).map_err(LinkError::io("read", &ptx))
     }
 
@@ -692,5 +725,53 @@ mod tests {
         let amd = parse_args(&os(&["--target", "amdgcn-amd-amdhsa", "--target-cpu", "gfx942", "-o", "x.elf"])).unwrap();
         assert_eq!((amd.target, amd.target_cpu.as_deref()), (Target::Amdgcn, Some("gfx942")));
         assert!(parse_args(&os(&["a.o"])).unwrap_err().to_string().contains("-o"));
+    }
+
+    #[test]
+    fn sm_90_gets_the_ptx_isa_of_one_sided_fences_and_others_llvms_default() {
+        assert_eq!(default_ptx_isa("sm_90"), Some(SPLIT_FENCES_PTX_ISA));
+        assert_eq!(default_ptx_isa("sm_90a"), Some(SPLIT_FENCES_PTX_ISA));
+        // Older GPUs have no one-sided fences; newer ones need a newer ISA
+        // (sm_120: 8.7), which LLVM picks itself.
+        for cpu in ["sm_70", "sm_80", "sm_89", "sm_100", "sm_120"] {
+            assert_eq!(default_ptx_isa(cpu), None, "{cpu}");
+        }
+    }
+
+    /// Through the pinned `llc`, with the arguments a link gives it: release
+    /// and acquire fences are one-sided for sm_90, `fence.acq_rel` for sm_80.
+    #[test]
+    fn llc_writes_one_sided_fences_for_sm_90() {
+        let Ok(bin) = llvm_bin() else {
+            eprintln!("SKIPPED: no llvm-tools in the pinned toolchain");
+            return;
+        };
+        let dir = std::env::temp_dir().join(format!("gpu-ld-ptx-isa-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let ir = dir.join("fences.ll");
+        fs::write(
+            &ir,
+            "target triple = \"nvptx64-nvidia-cuda\"\ndefine void @f(ptr %p) {\n\
+             \x20 fence syncscope(\"device\") release\n  store i32 1, ptr %p\n\
+             \x20 fence syncscope(\"device\") acquire\n  ret void\n}\n",
+        )
+        .unwrap();
+        let fences = |cpu: &str| {
+            let out = Command::new(bin.join("llc"))
+                .args([format!("-mcpu={cpu}"), "-O3".into(), "-o".into(), "-".into()])
+                .args(nvptx_llc_args(cpu).unwrap())
+                .arg(&ir)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            let text = String::from_utf8(out.stdout).unwrap();
+            let version = text.lines().find_map(|l| l.strip_prefix(".version ")).unwrap_or_default().to_string();
+            let fences: Vec<String> = text.lines().map(str::trim).filter(|l| l.starts_with("fence")).map(String::from).collect();
+            (version, fences)
+        };
+        assert_eq!(fences("sm_90"), ("8.6".to_string(), vec!["fence.release.gpu;".to_string(), "fence.acquire.gpu;".into()]));
+        let (_, older) = fences("sm_80");
+        assert_eq!(older, ["fence.acq_rel.gpu;", "fence.acq_rel.gpu;"]);
+        let _ = fs::remove_dir_all(&dir);
     }
 }

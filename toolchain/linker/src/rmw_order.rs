@@ -12,7 +12,8 @@
 //! `monotonic` as the PTX ABI's fence mapping: a release fence before a
 //! relaxed RMW and an acquire fence after it, as its ordering asks
 //! (`seq_cst`: a `seq_cst` fence before), each fence in the RMW's own
-//! scope. LLVM lowers those fences correctly (`fence.acq_rel.gpu`,
+//! scope. LLVM lowers those fences correctly (`fence.release.gpu` and
+//! `fence.acquire.gpu` at PTX 8.6, `fence.acq_rel.gpu` before it;
 //! `fence.sc.gpu`). AMDGPU lowers orderings itself and is left alone.
 
 use std::fmt::Write;
@@ -126,7 +127,7 @@ mod tests {
             std::fs::write(&path, text).unwrap();
             let out = std::process::Command::new(bin.join("llc"))
                 .args(["-mcpu=sm_90", "-O3", "-o", "-"])
-                .args(crate::int128_float::LLC_NVPTX_ARGS)
+                .args(crate::nvptx_llc_args("sm_90").unwrap())
                 .arg(&path)
                 .output()
                 .unwrap();
@@ -141,7 +142,8 @@ mod tests {
         assert_eq!(n, 1);
         let fenced = ptx("after", &fenced);
         assert_eq!(fenced.len(), 2, "{fenced:?}");
-        assert!(fenced[0].starts_with("fence.acq_rel.gpu") && fenced[1].starts_with("atom.add"), "{fenced:?}");
+        // PTX 8.6 (gpu-ld's ISA for sm_90) has a release fence of its own.
+        assert!(fenced[0].starts_with("fence.release.gpu") && fenced[1].starts_with("atom.add"), "{fenced:?}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
