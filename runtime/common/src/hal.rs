@@ -63,6 +63,13 @@ pub unsafe trait Hal: 'static {
     /// Index of the calling warp in the launch. `block_warps` is the launch's
     /// warps per block, for vendors that cannot read the block size.
     fn thread_index(block_warps: u32) -> u32;
+    /// The thread table's address, `launch.threads` (what the caller's
+    /// `Runtime::my_slot` indexes). NVIDIA reads a copy in shared memory
+    /// instead, which no fence empties (`rt_nvptx::start`).
+    #[inline(always)]
+    fn thread_table(launch: &crate::protocol::LaunchBlock) -> u64 {
+        launch.threads
+    }
     /// Lets the warp sleep for about `ns` nanoseconds without issuing
     /// instructions; may end early or late (a hint, like `nanosleep`).
     fn sleep_ns(ns: u32);

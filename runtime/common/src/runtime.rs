@@ -160,7 +160,11 @@ impl Runtime {
     /// The caller's slot.
     #[inline]
     pub fn my_slot<H: Hal>(&self) -> &Slot {
-        self.slot(self.me::<H>())
+        let index = self.me::<H>();
+        debug_assert!(index < self.num_threads());
+        // SAFETY: a warp's own index is in the table, whose address the HAL
+        // gives (the launch's, as `slot` reads it).
+        unsafe { slot_at(H::thread_table(self.launch()), index) }
     }
 
     /// Polls `done` with backoff (sleeps up to `max_sleep_ns`) until it

@@ -21,7 +21,9 @@
 //! [`LaneStack`] in the kernel's own private frame. Its generic (flat) address is the same in
 //! every lane (each lane's private window maps it to its own memory), so one
 //! global, the vendor crate's `__gpu_stack_slot`, tells every rewritten
-//! function where its lane's pair is.
+//! function where its lane's pair is. Every lane stores it at kernel start
+//! ([`enter_kernel`]) before anything reads it, so the linker may keep one
+//! copy per block instead (NVIDIA: in shared memory, which no fence empties).
 use core::fmt::Write;
 use core::mem::MaybeUninit;
 use core::sync::atomic::{AtomicPtr, Ordering::Relaxed};
@@ -53,6 +55,14 @@ fn known_launch<'a>(launch: *const LaunchBlock) -> Option<&'a LaunchBlock> {
     // SAFETY: the launch block is valid for the program (or null).
     let lb = unsafe { launch.as_ref() }?;
     (lb.magic == LAUNCH_MAGIC && lb.version == ABI_VERSION).then_some(lb)
+}
+
+/// The thread table's address of a launch block of this runtime's version,
+/// else 0 (the kernel entry's copy for `Hal::thread_table`, stored before
+/// the block is checked).
+#[inline(always)]
+pub fn launch_thread_table(launch: *const LaunchBlock) -> u64 {
+    known_launch(launch).map_or(0, |lb| lb.threads)
 }
 
 /// `(bottom, bytes)` of the calling lane's region of `LaunchBlock::stacks`,

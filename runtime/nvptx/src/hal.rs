@@ -101,6 +101,13 @@ unsafe impl Hal for NvHal {
         };
         (block * dim + tid) / Self::LANES
     }
+    /// The kernel entry's copy (`start::__gpu_thread_table`), in shared
+    /// memory: a fence empties the SM's L1, and the launch block's copy
+    /// there was an L2 round trip again after each.
+    #[inline(always)]
+    fn thread_table(_launch: &rt_common::protocol::LaunchBlock) -> u64 {
+        crate::start::__gpu_thread_table.load(Ordering::Relaxed)
+    }
     /// `nanosleep.u32` (sm_70+; the hardware sleeps 0..2×, capped near 1 ms).
     #[inline(always)]
     fn sleep_ns(ns: u32) {

@@ -1,7 +1,7 @@
 //! The kernel entry: every lane of every warp starts here.
 
 use rt_common::lanes::{full_mask, lane_loop, lane_slot};
-use core::sync::atomic::Ordering::Relaxed;
+use core::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use rt_common::protocol::LaunchBlock;
 use rt_common::{Hal, start::warp_main};
 
@@ -10,7 +10,14 @@ use core::mem::MaybeUninit;
 use crate::RUNTIME;
 use crate::hal::NvHal;
 use crate::stack::__gpu_stack_slot;
-use rt_common::stack::{FALLBACK_STACK_WORDS, LaneStack, enter_kernel};
+use rt_common::stack::{FALLBACK_STACK_WORDS, LaneStack, enter_kernel, launch_thread_table};
+
+/// The thread table's address (`LaunchBlock::threads`), stored by every lane
+/// at kernel start and read by `NvHal::thread_table`: the same value in every
+/// lane, so the copy in each block's shared memory that `gpu-ld` makes of it
+/// holds what this global would (toolchain/linker/src/block_shared.rs).
+#[unsafe(no_mangle)]
+pub static __gpu_thread_table: AtomicU64 = AtomicU64::new(0);
 
 unsafe extern "C" {
     /// The C `main` rustc generates for a `bin` crate (std's args come from
@@ -39,6 +46,10 @@ pub unsafe extern "ptx-kernel" fn __gpu_start(launch: *const LaunchBlock) {
     // SAFETY: at kernel start, before any function with a moved frame;
     // both live until this function returns.
     unsafe { enter_kernel::<NvHal>(&__gpu_stack_slot, &mut pair, &mut fallback, launch) };
+    // Every lane, before anything reads it: `gpu-ld` keeps it (and the
+    // stack slot) in shared memory, one copy per block
+    // (toolchain/linker/src/block_shared.rs).
+    __gpu_thread_table.store(launch_thread_table(launch), Relaxed);
     // SAFETY: the launcher's contract, passed on.
     unsafe { start_lane(launch) };
     // The pair and fallback stack are used through `__gpu_stack_slot` until

@@ -7,11 +7,12 @@
 //! (`llvm-bitcode-linker`) cannot be had here and links nvptx only, so this
 //! is our own, made of llvm-tools: unpack the archives, `llvm-link` all
 //! bitcode, `opt` (internalize everything but the exports and the kernel
-//! entry, then optimize), two rewrites of the optimized IR
+//! entry, then optimize), rewrites of the optimized IR
 //! ([`shared_stack`]: frames in global memory; [`device_scope`]: atomics at
 //! device scope; [`call_stack`]: recursion checks its depth; on nvptx
 //! [`rmw_order`]: fences that LLVM 22 leaves out of ordered
-//! read-modify-writes), then
+//! read-modify-writes, and [`block_shared`]: the runtime's launch-wide
+//! constants in shared memory), then
 //! - nvptx64: `llc` to PTX, one part per core ([`split`]), and PTX repairs
 //!   ([`ptx_fixup`]);
 //! - amdgcn: `llc` to an object and `rust-lld -flavor gnu -shared` to the
@@ -36,6 +37,7 @@ use gpu_toolchain::protocol_names::KERNEL_ENTRY;
 
 pub mod amd_lanes;
 mod ar;
+pub mod block_shared;
 pub mod call_stack;
 mod error;
 pub mod debug_locations;
@@ -49,9 +51,12 @@ pub mod shared_stack;
 pub mod split;
 
 /// Symbols kept even when rustc names none (it passes no exports for
-/// executables): the runtime's kernel entry, and the shadow-stack slot and
-/// overflow handler that [`shared_stack`] refers to after optimization.
-pub const ALWAYS_EXPORTED: &[&str] = &[KERNEL_ENTRY, shared_stack::SLOT_SYMBOL, shared_stack::OVERFLOW_SYMBOL];
+/// executables): the runtime's kernel entry, the shadow-stack slot and
+/// overflow handler that [`shared_stack`] refers to after optimization, and
+/// the thread table's copy that [`block_shared`] finds by name (internal,
+/// `opt` would split or rename it).
+pub const ALWAYS_EXPORTED: &[&str] =
+    &[KERNEL_ENTRY, shared_stack::SLOT_SYMBOL, shared_stack::OVERFLOW_SYMBOL, block_shared::THREAD_TABLE_SYMBOL];
 
 /// The largest stack frame (bytes) of a function the whole-program `opt` may
 /// inline into its callers; `GPU_INLINE_MAX_STACK=N` changes it. Frames live
@@ -639,6 +644,16 @@ fn rewrite_ir(bin: &Path, work: &Path, optimized: &Path, target: Target, passes:
     {
         ir = defined;
         changed = true;
+    }
+    if target == Target::Nvptx {
+        let (shared, n) = block_shared::rewrite(&ir);
+        if verbose {
+            eprintln!("gpu-ld: {n} launch-wide constants moved to shared memory");
+        }
+        if n > 0 {
+            ir = shared;
+            changed = true;
+        }
     }
     if changed && let Some(located) = debug_locations::locate(&ir) {
         ir = located;

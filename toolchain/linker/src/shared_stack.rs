@@ -20,7 +20,9 @@
 //! - `@__gpu_stack_slot` holds the generic (flat) address of the calling
 //!   lane's `[stack pointer, limit]` pair. That pair lives in the kernel's
 //!   own (private) frame, at the same generic address in every lane, so one
-//!   global serves all lanes and each reaches its own pair.
+//!   global serves all lanes and each reaches its own pair. Every lane
+//!   stores it at kernel start; on nvptx it then lives in shared memory, one
+//!   copy per block ([`crate::block_shared`]).
 //! - `@__gpu_stack_overflow` is called (and does not return) when a frame
 //!   would go below the limit.
 //! - Kernels (`ptx_kernel`, `amdgpu_kernel`) and the overflow handler are not
