@@ -629,16 +629,6 @@ fn rewrite_ir(bin: &Path, work: &Path, optimized: &Path, target: Target, passes:
         ir = scoped;
         changed = true;
     }
-    if target == Target::Nvptx {
-        let (ordered, n) = rmw_order::rewrite(&ir);
-        if verbose {
-            eprintln!("gpu-ld: {n} ordered read-modify-writes given fences");
-        }
-        if n > 0 {
-            ir = ordered;
-            changed = true;
-        }
-    }
     if target == Target::Nvptx
         && let Some(defined) = lanes_wanted::define(&ir)
     {
@@ -646,13 +636,20 @@ fn rewrite_ir(bin: &Path, work: &Path, optimized: &Path, target: Target, passes:
         changed = true;
     }
     if target == Target::Nvptx {
-        let (shared, n) = block_shared::rewrite(&ir);
-        if verbose {
-            eprintln!("gpu-ld: {n} launch-wide constants moved to shared memory");
-        }
-        if n > 0 {
-            ir = shared;
-            changed = true;
+        // nvptx-only rewrites that count what they changed.
+        let counted: [(fn(&str) -> (String, usize), &str); 2] = [
+            (rmw_order::rewrite, "ordered read-modify-writes given fences"),
+            (block_shared::rewrite, "launch-wide constants moved to shared memory"),
+        ];
+        for (rewrite, what) in counted {
+            let (out, n) = rewrite(&ir);
+            if verbose {
+                eprintln!("gpu-ld: {n} {what}");
+            }
+            if n > 0 {
+                ir = out;
+                changed = true;
+            }
         }
     }
     if changed && let Some(located) = debug_locations::locate(&ir) {
