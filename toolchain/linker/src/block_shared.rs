@@ -50,8 +50,12 @@ pub fn rewrite(ir: &str) -> (String, usize) {
     (out, moved.len())
 }
 
+/// Whether `line` defines global variable `@name` (not a constant, not a
+/// declaration).
 fn is_definition(line: &str, name: &str) -> bool {
-    line.strip_prefix('@').and_then(|l| l.strip_prefix(name)).is_some_and(|l| l.starts_with(" = ")) && !line.contains(" external ")
+    line.strip_prefix('@').and_then(|l| l.strip_prefix(name)).is_some_and(|l| l.starts_with(" = "))
+        && line.contains(" global ")
+        && !line.contains(" external ")
 }
 
 fn definition_at(ir: &str, name: &str) -> Option<usize> {
@@ -62,7 +66,7 @@ fn definition_at(ir: &str, name: &str) -> Option<usize> {
 /// `@x = local_unnamed_addr addrspace(3) global [8 x i8] undef, align 8`
 /// (shared memory has no initial value).
 fn shared_definition(line: &str) -> String {
-    let keyword = line.find(" global ").expect("a global definition");
+    let keyword = line.find(" global ").expect("is_definition found ` global `");
     let (head, rest) = line.split_at(keyword + " global ".len());
     let head = &head[..head.len() - " global ".len()];
     let (ty, after) = crate::shared_stack::split_type(rest);
