@@ -71,6 +71,29 @@ pub fn describe(d: &DeviceInfo) -> String {
     )
 }
 
+/// What is wrong with an NVIDIA device's driver for the programs built for
+/// it: `gpu-ld` writes PTX 8.6 for sm_90 (`gpu_linker::SPLIT_FENCES_PTX_ISA`,
+/// its one-sided fences), which a driver older than CUDA 12.7 refuses.
+pub fn ptx_isa_problem(d: &DeviceInfo) -> Option<String> {
+    if d.vendor != Vendor::Nvidia {
+        return None;
+    }
+    let wanted = gpu_linker::default_ptx_isa(&d.arch)?;
+    let (major, minor) = crate::codeobj::ptx::max_ptx_for_driver(d.driver_version)?;
+    (major * 10 + minor < wanted).then(|| {
+        format!(
+            "device {}: programs built for {} are PTX ISA {}.{}, and this driver (CUDA {}.{}) takes up to {major}.{minor}: \
+             update the NVIDIA driver, or build with GPU_NVPTX_PTX_ISA={major}{minor} in the environment",
+            d.index,
+            d.arch,
+            wanted / 10,
+            wanted % 10,
+            d.driver_version / 1000,
+            d.driver_version % 1000 / 10
+        )
+    })
+}
+
 /// What `gpurun doctor` shows about GPU drivers: for each vendor, the
 /// library found (or every path tried) and the devices (or why none).
 pub fn driver_report() -> Vec<(String, Result<String, String>)> {
@@ -98,6 +121,9 @@ pub fn driver_report() -> Vec<(String, Result<String, String>)> {
             Ok(list) if !list.is_empty() => {
                 let lines: Vec<String> = list.iter().map(describe).collect();
                 out.push((dev_label, Ok(lines.join("\n"))));
+                for problem in list.iter().filter_map(ptx_isa_problem) {
+                    out.push(("an NVIDIA driver for the PTX ISA gpu-ld writes".into(), Err(problem)));
+                }
             }
             Ok(_) => out.push((dev_label, Err(format!("no {vendor} GPU")))),
             Err(e) => out.push((dev_label, Err(e.to_string()))),
@@ -140,4 +166,23 @@ pub fn devices_json() -> DevicesJson {
         json.drivers.push(DriverJson { api: vendor.api(), library, devices: count, error });
     }
     json
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_sm_90_device_needs_a_driver_that_takes_ptx_8_6() {
+        let mut d = crate::backend::h100();
+        assert_eq!(ptx_isa_problem(&d), None, "CUDA 13.0 takes PTX 9.0");
+        d.driver_version = 12070;
+        assert_eq!(ptx_isa_problem(&d), None, "CUDA 12.7 takes PTX 8.6");
+        d.driver_version = 12040;
+        let m = ptx_isa_problem(&d).expect("CUDA 12.4 takes PTX 8.4");
+        assert!(m.contains("PTX ISA 8.6") && m.contains("CUDA 12.4") && m.contains("GPU_NVPTX_PTX_ISA=84"), "{m}");
+        // Other GPUs keep LLVM's default ISA for them: nothing to say.
+        d.arch = "sm_80".into();
+        assert_eq!(ptx_isa_problem(&d), None);
+    }
 }

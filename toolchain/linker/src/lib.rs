@@ -93,7 +93,7 @@ pub const SPLIT_FENCES_PTX_ISA: u32 = 86;
 
 /// The PTX ISA `llc` is asked for when `cpu` is the target (`sm_90`):
 /// [`SPLIT_FENCES_PTX_ISA`] for sm_90 and sm_90a, else none (LLVM's default).
-fn default_ptx_isa(cpu: &str) -> Option<u32> {
+pub fn default_ptx_isa(cpu: &str) -> Option<u32> {
     matches!(cpu, "sm_90" | "sm_90a").then_some(SPLIT_FENCES_PTX_ISA)
 }
 
