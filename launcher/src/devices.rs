@@ -82,14 +82,13 @@ pub fn ptx_isa_problem(d: &DeviceInfo) -> Option<String> {
     let (major, minor) = crate::codeobj::ptx::max_ptx_for_driver(d.driver_version)?;
     (major * 10 + minor < wanted).then(|| {
         format!(
-            "device {}: programs built for {} are PTX ISA {}.{}, and this driver (CUDA {}.{}) takes up to {major}.{minor}: \
+            "device {}: programs built for {} are PTX ISA {}.{}, and this driver (CUDA {}) takes up to {major}.{minor}: \
              update the NVIDIA driver, or build with GPU_NVPTX_PTX_ISA={major}{minor} in the environment",
             d.index,
             d.arch,
             wanted / 10,
             wanted % 10,
-            d.driver_version / 1000,
-            d.driver_version % 1000 / 10
+            cuda::probe::version_string(d.driver_version)
         )
     })
 }

@@ -26,7 +26,7 @@
 use crate::shared_stack::SLOT_SYMBOL;
 
 /// The thread table's address (`LaunchBlock::threads`), stored by every
-/// lane at kernel start (`rt_nvptx::stack::__gpu_thread_table`).
+/// lane at kernel start (`rt_nvptx::start::__gpu_thread_table`).
 pub const THREAD_TABLE_SYMBOL: &str = "__gpu_thread_table";
 
 /// The globals this pass moves.
@@ -35,7 +35,7 @@ pub const SYMBOLS: [&str; 2] = [SLOT_SYMBOL, THREAD_TABLE_SYMBOL];
 /// `ir` with each of [`SYMBOLS`] it defines moved to shared memory, and the
 /// number moved (0: `ir` returned as it was).
 pub fn rewrite(ir: &str) -> (String, usize) {
-    let moved: Vec<&str> = SYMBOLS.into_iter().filter(|name| definition_at(ir, name).is_some()).collect();
+    let moved: Vec<&str> = SYMBOLS.into_iter().filter(|name| ir.lines().any(|l| is_definition(l, name))).collect();
     if moved.is_empty() {
         return (ir.to_string(), 0);
     }
@@ -43,8 +43,10 @@ pub fn rewrite(ir: &str) -> (String, usize) {
     for line in ir.split_inclusive('\n') {
         if moved.iter().any(|name| is_definition(line, name)) {
             out.push_str(&shared_definition(line));
-        } else {
+        } else if moved.iter().any(|name| line.contains(name)) {
             out.push_str(&generic_uses(line, &moved));
+        } else {
+            out.push_str(line);
         }
     }
     (out, moved.len())
@@ -58,17 +60,12 @@ fn is_definition(line: &str, name: &str) -> bool {
         && !line.contains(" external ")
 }
 
-fn definition_at(ir: &str, name: &str) -> Option<usize> {
-    ir.lines().position(|l| is_definition(l, name))
-}
-
 /// `@x = local_unnamed_addr global [8 x i8] zeroinitializer, align 8` →
 /// `@x = local_unnamed_addr addrspace(3) global [8 x i8] undef, align 8`
 /// (shared memory has no initial value).
 fn shared_definition(line: &str) -> String {
     let keyword = line.find(" global ").expect("is_definition found ` global `");
-    let (head, rest) = line.split_at(keyword + " global ".len());
-    let head = &head[..head.len() - " global ".len()];
+    let (head, rest) = (&line[..keyword], &line[keyword + " global ".len()..]);
     let (ty, after) = crate::shared_stack::split_type(rest);
     let align = after.find(", align ").map_or("", |p| after[p..].trim_end());
     format!("{head} addrspace(3) global {ty} undef{align}\n")
