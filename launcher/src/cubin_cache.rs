@@ -88,7 +88,7 @@ pub fn cubin_for(
         eprintln!("gpurun: no ptxas found: the driver compiles {name} for {arch} (its JIT cache keeps it)");
         return Ok(None);
     };
-    let ptxas_says = ptxas_version(&ptxas)?;
+    let ptxas_says = ptxas_version_memo(&ptxas, policy)?;
     if let Some((major, minor)) = ptxas_release(&ptxas_says)
         && major * 1000 + minor * 10 > driver_version
     {
@@ -232,6 +232,41 @@ fn ptxas_release(version: &str) -> Option<(i32, i32)> {
     Some((major.trim().parse().ok()?, minor.parse().ok()?))
 }
 
+/// [`ptxas_version`], remembered in the cache directory per `ptxas` file
+/// (its path, size, modification time and inode): running `ptxas --version`
+/// costs a cached start 3–4 ms, more than the rest of the cache lookup.
+/// A changed or replaced `ptxas` has another memo; `--no-cache` asks afresh.
+fn ptxas_version_memo(ptxas: &Path, policy: CachePolicy) -> Result<String, String> {
+    use std::os::unix::fs::MetadataExt;
+    let memo = match (policy, cache_dir(), std::fs::metadata(ptxas)) {
+        (CachePolicy::Use, Some(dir), Ok(m)) => {
+            let id = format!("{}\0{}\0{}\0{}\0{}", ptxas.display(), m.len(), m.mtime(), m.mtime_nsec(), m.ino());
+            let key: String = Sha256::digest(id.as_bytes()).iter().take(16).map(|b| format!("{b:02x}")).collect();
+            Some(dir.join(format!("ptxas-{key}.version")))
+        }
+        _ => None,
+    };
+    if let Some(path) = &memo
+        && let Ok(said) = std::fs::read_to_string(path)
+        && !said.is_empty()
+    {
+        return Ok(said);
+    }
+    let said = ptxas_version(ptxas)?;
+    if let Some(path) = &memo {
+        // Written whole and renamed, as cubins are; a failure only costs
+        // the next start another `ptxas --version`.
+        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+        if std::fs::create_dir_all(path.parent().unwrap_or(Path::new("."))).is_ok()
+            && std::fs::write(&tmp, &said).is_ok()
+            && std::fs::rename(&tmp, path).is_err()
+        {
+            let _ = std::fs::remove_file(&tmp);
+        }
+    }
+    Ok(said)
+}
+
 fn ptxas_version(ptxas: &Path) -> Result<String, String> {
     let out = Command::new(ptxas).arg("--version").output().map_err(|e| format!("cannot run {}: {e}", ptxas.display()))?;
     if !out.status.success() {
@@ -364,6 +399,44 @@ mod tests {
         }
     }
 
+    #[test]
+    fn ptxas_says_its_version_once_per_file() {
+        use std::os::unix::fs::PermissionsExt;
+        let root = std::env::temp_dir().join(format!("gpurun-ptxas-memo-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).unwrap();
+        let ptxas = root.join("ptxas");
+        let asked = root.join("asked");
+        let write_tool = |version: &str| {
+            std::fs::write(&ptxas, format!("#!/bin/sh\necho x >> {}\necho '{version}'\n", asked.display())).unwrap();
+            std::fs::set_permissions(&ptxas, std::fs::Permissions::from_mode(0o755)).unwrap();
+        };
+        let asks = || std::fs::read_to_string(&asked).map_or(0, |s| s.lines().count());
+        write_tool("fake 1.0");
+        // The memo lives in the cache directory; this test names none of
+        // its own, so it passes the directory by the variable the other
+        // cache test also sets: run them apart with a lock.
+        let _serial = ENV_LOCK.lock().unwrap();
+        // SAFETY: serialised with the other test that sets this variable.
+        unsafe { std::env::set_var("GPURUN_CACHE_DIR", root.join("cache")) };
+        assert_eq!(ptxas_version_memo(&ptxas, CachePolicy::Use).unwrap(), "fake 1.0");
+        assert_eq!(ptxas_version_memo(&ptxas, CachePolicy::Use).unwrap(), "fake 1.0");
+        assert_eq!(asks(), 1, "the second start read the memo");
+        // --no-cache asks again and writes nothing.
+        assert_eq!(ptxas_version_memo(&ptxas, CachePolicy::Bypass).unwrap(), "fake 1.0");
+        assert_eq!(asks(), 2);
+        // Another ptxas in the same place (another size) is asked afresh.
+        write_tool("fake 2.0.1");
+        assert_eq!(ptxas_version_memo(&ptxas, CachePolicy::Use).unwrap(), "fake 2.0.1");
+        assert_eq!(ptxas_version_memo(&ptxas, CachePolicy::Use).unwrap(), "fake 2.0.1");
+        assert_eq!(asks(), 3);
+        unsafe { std::env::remove_var("GPURUN_CACHE_DIR") };
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    /// The tests that set `GPURUN_CACHE_DIR` run one at a time.
+    static ENV_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
     /// One test for both paths: they set process-wide variables.
     #[test]
     fn a_fake_ptxas_compiles_once_then_the_cache_answers() {
@@ -390,7 +463,9 @@ mod tests {
             ),
         );
         let cache = root.join("cache");
-        // SAFETY: this test alone reads and sets these variables.
+        let _serial = ENV_LOCK.lock().unwrap();
+        // SAFETY: this test alone sets GPURUN_PTXAS; GPURUN_CACHE_DIR is
+        // serialised by ENV_LOCK.
         unsafe {
             std::env::set_var("GPURUN_PTXAS", &ptxas);
             std::env::set_var("GPURUN_CACHE_DIR", &cache);

@@ -20,4 +20,5 @@ pub use rt_common::host_ring as ring;
 pub use rt_common::launch_block;
 pub mod run;
 pub mod test_harness;
+pub mod timeline;
 pub mod testutil;

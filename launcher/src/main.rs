@@ -250,6 +250,7 @@ fn main() -> ExitCode {
         let code = gpu_linker::main_with_args(std::env::args_os().skip(1).collect());
         return ExitCode::from(code.clamp(0, 255) as u8);
     }
+    launcher::timeline::start();
     let cli = Cli::parse();
     let code = match dispatch(cli) {
         Ok(code) => code,

@@ -13,6 +13,7 @@ use rt_common::protocol::{
 use crate::backend::{Backend, BackendError, DeviceInfo, LaunchPlan, MappedBuf, PlanError, plan_launch};
 use crate::codeobj::CodeObject;
 use crate::exit;
+use crate::timeline;
 use crate::launch_block::{LAUNCH_BLOCK_BYTES, launch_block_bytes, string_tables, string_tables_size};
 use crate::report::{self, RunStatus};
 use crate::ring::calls::{FsAccess, HostCalls};
@@ -162,8 +163,10 @@ pub fn execute(
 ) -> Result<RunOutcome, RunError> {
     let info = backend.info().clone();
     let kernel = backend.load(code)?;
+    timeline::mark("module loaded");
     let (call_stack, option) = call_stack_size(opts, &info, kernel.shared_stacks);
     backend.set_call_stack(call_stack, option)?;
+    timeline::mark("call stack set");
     // Frames in private memory live on the call stack: it is their limit.
     let stack_size = if kernel.shared_stacks { opts.stack_size.unwrap_or(DEFAULT_STACK) } else { call_stack };
     let plan = plan_launch(&info, &kernel, opts.threads, |bt| backend.occupancy(bt))?;
@@ -197,7 +200,9 @@ pub fn execute(
     let table_bytes = plan.num_threads as usize * THREAD_SLOT_BYTES;
     let table = backend.alloc(table_bytes)?;
     backend.zero(table, table_bytes)?;
+    timeline::mark("thread table");
     let heap = backend.alloc(usize::try_from(heap_size).unwrap_or(usize::MAX))?;
+    timeline::mark("heap");
     let ring_buf = backend.alloc_mapped(ring_bytes(opts.ring_slots))?;
     // SAFETY: `alloc_mapped` returned page-aligned host memory of `len` bytes
     // that stays mapped while `backend` lives, which outlives this function
@@ -205,6 +210,7 @@ pub fn execute(
     let ring_words = unsafe { mapped_words(&ring_buf) };
     let ring = RingView::new(ring_words, opts.ring_slots)?;
     ring.init();
+    timeline::mark("ring");
     let room_bytes = ring_room_bytes(opts.ring_slots);
     let room = backend.alloc(room_bytes)?;
     backend.zero(room, room_bytes)?;
@@ -222,6 +228,7 @@ pub fn execute(
     } else {
         0
     };
+    timeline::mark("room and stacks");
 
     let env = with_pool_defaults(&opts.env, info.compute_units, plan.num_threads);
     let strings_size = string_tables_size(&opts.args, &env);
@@ -255,6 +262,7 @@ pub fn execute(
     let mut image = launch_block_bytes(&lb).to_vec();
     image.extend_from_slice(&tables.bytes);
     backend.upload(block, &image)?;
+    timeline::mark("launch block uploaded");
 
     let mut status = RunStatus {
         code_object: Some(code.path.display().to_string()),
@@ -266,6 +274,7 @@ pub fn execute(
     };
     let start = Instant::now();
     backend.launch(plan.grid, plan.block_threads, block)?;
+    timeline::mark("launched");
 
     let shared = Shared::default();
     let (ending, server) = std::thread::scope(|scope| {
@@ -278,6 +287,7 @@ pub fn execute(
             .spawn_scoped(scope, move || server.serve(shared))
             .expect("spawning the ring server thread");
         let ending = watch(backend, shared, opts, start);
+        timeline::mark("kernel ended");
         shared.stop.store(true, Ordering::Release);
         let report = handle.join().expect("the ring server thread panicked");
         (ending, report)

@@ -10,9 +10,10 @@ use launcher::codeobj::{CodeObject, CodeObjectError};
 use launcher::devices;
 use launcher::exit;
 use launcher::report::RunStatus;
-use launcher::ring::server::StdSink;
+use launcher::ring::server::{Sink, StdSink};
 use launcher::run::{self, RunError, RunOptions};
 use launcher::test_harness;
+use launcher::timeline;
 
 use crate::RunArgs;
 
@@ -112,6 +113,7 @@ fn run_inner(args: &RunArgs, status: &mut RunStatus) -> anyhow::Result<i32> {
     let code_path = if program.is_dir() { build(&program, args)? } else { program.clone() };
     status.code_object = Some(code_path.display().to_string());
     let code = CodeObject::read(&code_path)?;
+    timeline::mark("code object read");
     // `cargo test` through the runner: one launch per test (test_harness.rs).
     if std::env::var_os(test_harness::INVOKE_VAR).is_none()
         && test_harness::is_test_harness(&code.bytes)
@@ -126,7 +128,9 @@ fn run_inner(args: &RunArgs, status: &mut RunStatus) -> anyhow::Result<i32> {
         unsafe { std::env::set_var("CUDA_CACHE_DISABLE", "1") };
     }
     let mut backend = devices::open_for(&code, args.device)?;
+    timeline::mark("device opened");
     let code = precompile_ptx(code, backend.info(), args.no_cache);
+    timeline::mark("cubin ready");
 
     let argv0 = program.file_stem().map_or_else(|| program.as_os_str().to_owned(), |s| s.to_owned());
     let opts = RunOptions {
@@ -152,7 +156,11 @@ fn run_inner(args: &RunArgs, status: &mut RunStatus) -> anyhow::Result<i32> {
         fs: args.fs.access(),
         ..RunOptions::default()
     };
-    let outcome = run::execute(backend.as_mut(), &code, &opts, StdSink::default())?;
+    let outcome = if timeline::is_on() {
+        run::execute(backend.as_mut(), &code, &opts, TimelineSink { inner: StdSink::default(), first: true })?
+    } else {
+        run::execute(backend.as_mut(), &code, &opts, StdSink::default())?
+    };
     if let Some(msg) = &outcome.message {
         eprintln!("{msg}");
     }
@@ -163,6 +171,26 @@ fn run_inner(args: &RunArgs, status: &mut RunStatus) -> anyhow::Result<i32> {
         std::mem::forget(backend);
     }
     Ok(status.exit_code)
+}
+
+/// [`StdSink`] that marks the program's first output on the timeline.
+struct TimelineSink {
+    inner: StdSink,
+    first: bool,
+}
+
+impl Sink for TimelineSink {
+    fn write(&mut self, thread: u32, fd: u8, bytes: &[u8]) {
+        self.inner.write(thread, fd, bytes);
+        if std::mem::take(&mut self.first) {
+            self.inner.flush();
+            timeline::mark("first output written");
+        }
+    }
+
+    fn flush(&mut self) {
+        self.inner.flush();
+    }
 }
 
 /// PTX for an NVIDIA device becomes a cubin through `ptxas` and the cubin
