@@ -74,7 +74,7 @@
 //! fn __gpu_std_tls_create(dtor: Option<unsafe extern "C" fn(*mut u8)>) -> usize;  // usize::MAX: none left
 //! fn __gpu_std_tls_get(key: usize) -> *mut u8;
 //! fn __gpu_std_tls_set(key: usize, value: *mut u8);
-//! fn __gpu_std_tls_destroy(key: usize);
+//! fn __gpu_std_tls_destroy(key: usize);          // of a key no thread used (std: one it lost the race to publish)
 //! fn __gpu_std_tls_run_dtors();             // the caller's destructors now; no-destructor values stay
 //!     // destructors of non-null values run when a thread's entry returns
 //!     // (repeated while any dtor sets a value again, at most 4 rounds)

@@ -118,9 +118,11 @@ pub struct Slot {
     /// Bit `i` set: `tls[i]` may be non-null (set by the owner when it
     /// stores a non-null value), so thread exit visits only those keys.
     pub tls_mask: UnsafeCell<u64>,
-    /// Keys of `tls_mask` that `run_dtors` found without a destructor, so a
-    /// second `run_dtors` (at thread exit, after std's) skips them; cleared
-    /// with the values.
+    /// Keys that `run_dtors` found without a destructor, so later calls
+    /// skip them, in this thread (std's call, then the runtime's) and in the
+    /// warp's later threads (kept across threads: a used key's destructor
+    /// word never changes, see `TlsKeys::destroy`). A thread that set only
+    /// such keys ends without a fence or a load of the key table.
     pub tls_no_dtor: UnsafeCell<u64>,
     /// Thread-local values, indexed by key - 1. Read and written plainly by
     /// the owner (`tls::get`: from L1); atomic because `tls_destroy` clears

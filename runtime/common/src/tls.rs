@@ -64,6 +64,12 @@ impl TlsKeys {
 
     /// Frees `key` and clears its value in every thread, so a later key with
     /// the same number starts null everywhere.
+    ///
+    /// For a key no thread has used (std destroys only the key it created
+    /// and lost a race to publish, `LazyKey`): every warp remembers which
+    /// key numbers it found without a destructor ([`Slot::tls_no_dtor`],
+    /// kept across its threads), which holds because a number that a thread
+    /// used is never freed, so its destructor word never changes.
     pub fn destroy(&self, rt: &Runtime, key: usize) {
         let Some(i) = index(key) else { return };
         for w in 0..rt.num_threads() {
@@ -77,9 +83,11 @@ impl TlsKeys {
     /// keys without a destructor stay, so std can still read them (its
     /// `thread::current()` after the destructors); [`TlsKeys::clear_values`]
     /// clears them. Visits only the keys this thread set (its `tls_mask`)
-    /// and not yet found without a destructor: a thread that used no
-    /// thread-locals, or runs this a second time with nothing new, pays a
-    /// load or two.
+    /// that this warp has not yet found without a destructor (its
+    /// `tls_no_dtor`, kept across the warp's threads: see
+    /// [`TlsKeys::destroy`]): a thread that set only such keys (std's own
+    /// `thread::current()` and id), or runs this a second time with nothing
+    /// new, pays a load or two and no fence.
     pub fn run_dtors<H: Hal>(&self, me: &Slot) {
         // Raw pointers, not references: a destructor sets values (and with
         // them mask bits) through `set`.
@@ -94,15 +102,18 @@ impl TlsKeys {
         // `LazyKey`, for speed); this acquire, after every such read, makes
         // the key's destructor word, written before the release, visible.
         H::fence_device_acquire();
+        // Keys found free (destroyed while this thread had a value: outside
+        // std's use, see `destroy`): skipped for this call, not remembered.
+        let mut free = 0u64;
         for _ in 0..DTOR_ROUNDS {
             // SAFETY: as above.
-            let mut todo = unsafe { *mask & !*no_dtor };
+            let mut todo = unsafe { *mask & !(*no_dtor | free) };
             if todo == 0 {
                 break;
             }
             // The bits of keys without a destructor stay set.
             // SAFETY: as above.
-            unsafe { *mask &= *no_dtor };
+            unsafe { *mask &= *no_dtor | free };
             while todo != 0 {
                 let i = todo.trailing_zeros() as usize;
                 todo &= todo - 1;
@@ -110,7 +121,11 @@ impl TlsKeys {
                 if word == KEY_FREE || word == KEY_NO_DTOR {
                     // SAFETY: as above.
                     unsafe {
-                        *no_dtor |= 1 << i;
+                        if word == KEY_NO_DTOR {
+                            *no_dtor |= 1 << i;
+                        } else {
+                            free |= 1 << i;
+                        }
                         *mask |= 1 << i;
                     }
                     continue;
@@ -130,13 +145,11 @@ impl TlsKeys {
         // cleared with the others by `clear_values`.
     }
 
-    /// Clears all of `me`'s values, for the warp's next thread.
+    /// Clears all of `me`'s values, for the warp's next thread. What the
+    /// warp learnt of keys without a destructor stays (see `run_dtors`).
     pub fn clear_values(&self, me: &Slot) {
-        // SAFETY: owner-only cells of our slot, not borrowed elsewhere.
-        unsafe {
-            *me.tls_no_dtor.get() = 0;
-            clear(me, core::mem::take(&mut *me.tls_mask.get()));
-        }
+        // SAFETY: owner-only cell of our slot, not borrowed elsewhere.
+        clear(me, unsafe { core::mem::take(&mut *me.tls_mask.get()) });
     }
 }
 

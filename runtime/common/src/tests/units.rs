@@ -161,3 +161,78 @@ fn lane_stacks_tile_the_stacks_region() {
         }
     }
 }
+
+/// [`Hz100M`] that counts its acquire fences.
+struct CountsAcquires;
+static ACQUIRES: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
+// SAFETY: test-only, one thread; forwards to `Hz100M` but for the count.
+unsafe impl Hal for CountsAcquires {
+    const LANES: u32 = Hz100M::LANES;
+    const CLOCK_HZ: u64 = Hz100M::CLOCK_HZ;
+    const WAKES: bool = false;
+    fn lane_id() -> u32 {
+        0
+    }
+    fn lane_mask() -> u64 {
+        1
+    }
+    fn ballot(p: bool) -> u64 {
+        p as u64
+    }
+    fn broadcast_value(v: u32) -> u32 {
+        v
+    }
+    fn sync_lane(_: u64) {}
+    fn thread_index(_: u32) -> u32 {
+        0
+    }
+    fn sleep_ns(_: u32) {}
+    fn fixed_frequency_clock() -> u64 {
+        0
+    }
+    fn fence_device_acquire() {
+        ACQUIRES.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
+    }
+    fn fence_device_release() {}
+    fn fence_system_release() {}
+    fn end_program() -> ! {
+        unreachable!()
+    }
+    fn wake(_: u32) {}
+}
+
+/// A warp remembers across its threads which keys have no destructor: a
+/// thread that set only such keys ends without the acquire fence (on a GPU
+/// it empties L1), and a key with a destructor still gets its call.
+#[test]
+fn tls_no_destructor_keys_are_learnt_once_per_warp() {
+    use crate::slot::Slot;
+    use crate::tls::{TlsKeys, get, set};
+    use core::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+    static DROPPED: AtomicUsize = AtomicUsize::new(0);
+    unsafe extern "C" fn dtor(v: *mut u8) {
+        DROPPED.fetch_add(v as usize, Relaxed);
+    }
+    let keys = TlsKeys::new();
+    let plain = keys.create(None);
+    let with_dtor = keys.create(Some(dtor));
+    let me = Slot::new();
+    let thread = |values: &[(usize, usize)]| {
+        for &(k, v) in values {
+            set(&me, k, v as *mut u8);
+        }
+        keys.run_dtors::<CountsAcquires>(&me);
+        assert_eq!(get(&me, plain), values.iter().find(|(k, _)| *k == plain).map_or(0, |(_, v)| *v) as *mut u8, "a value without a destructor stays until the thread's end");
+        keys.run_dtors::<CountsAcquires>(&me);
+        keys.clear_values(&me);
+        assert!(get(&me, plain).is_null() && get(&me, with_dtor).is_null());
+        ACQUIRES.load(Relaxed)
+    };
+    assert_eq!(thread(&[(plain, 1)]), 1, "the first thread looks the key up");
+    assert_eq!(thread(&[(plain, 2)]), 1, "the warp's next thread does not");
+    assert_eq!(thread(&[]), 1);
+    assert_eq!(thread(&[(plain, 3), (with_dtor, 5)]), 2, "a key with a destructor is looked up");
+    assert_eq!(DROPPED.load(Relaxed), 5);
+    assert_eq!(thread(&[(with_dtor, 7)]), 3, "every time: its destructor runs");
+    assert_eq!(DROPPED.load(Relaxed), 12);
+}
