@@ -6,7 +6,6 @@ use crate::io;
 use crate::mem::ManuallyDrop;
 use crate::num::NonZero;
 use crate::sys::pal::abi;
-use crate::thread::ThreadInit;
 use crate::time::Duration;
 
 /// A spawned thread: the runtime's handle of the warp that runs it.
@@ -19,17 +18,21 @@ pub struct Thread {
 pub const DEFAULT_MIN_STACK_SIZE: usize = 0;
 
 impl Thread {
-    // unsafe: see thread::Builder::spawn_unchecked for safety requirements
-    pub unsafe fn new(stack: usize, init: Box<ThreadInit>) -> io::Result<Thread> {
-        let data = Box::into_raw(init);
-        // SAFETY: `thread_start` takes ownership of `data` exactly once if the
-        // spawn succeeds, and never sees it otherwise.
-        let handle = unsafe { abi::__gpu_std_spawn(stack, thread_start, data.cast()) };
+    /// Runs `entry(data)` on a new thread. `thread::lifecycle` passes its
+    /// own entry, which sets `current`, runs the thread's closure and then
+    /// [`end_thread`], with the handle and the closure in one allocation
+    /// (std's other targets take a `Box<ThreadInit>` holding a box).
+    ///
+    /// # Safety
+    /// As `thread::Builder::spawn_unchecked`'s; `entry` must be sound to
+    /// call once with `data` on the new thread. On an error `entry` is never
+    /// called and `data` stays the caller's.
+    pub unsafe fn new_raw(stack: usize, entry: unsafe extern "C" fn(*mut u8), data: *mut u8) -> io::Result<Thread> {
+        // SAFETY: the caller's contract.
+        let handle = unsafe { abi::__gpu_std_spawn(stack, entry, data) };
         if handle >= 0 {
             return Ok(Thread { handle });
         }
-        // SAFETY: the spawn failed, so `data` was not consumed.
-        drop(unsafe { Box::from_raw(data) });
         Err(match handle {
             abi::ERR_NO_FREE_WARP => io::const_error!(
                 io::ErrorKind::WouldBlock,
@@ -65,12 +68,8 @@ impl Drop for Thread {
     }
 }
 
-/// The entry the runtime runs on the new thread's leader lane.
-unsafe extern "C" fn thread_start(data: *mut u8) {
-    // SAFETY: `data` is the box leaked by `Thread::new`, passed here once.
-    let init = unsafe { Box::from_raw(data.cast::<ThreadInit>()) };
-    let rust_start = init.init();
-    rust_start();
+/// The end of a spawned thread, after its closure returned.
+pub fn end_thread() {
     // The thread's thread-local destructors, then std's own cleanup (it drops
     // `thread::current()`, which destructors may use, so it comes last). Other
     // key-based targets get that order from a guard key whose destructor
