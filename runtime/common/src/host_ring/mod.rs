@@ -43,6 +43,7 @@ const _: () = assert!(OP_CALL == OP_RANDOM + 1 && OP_CALL_MORE == OP_CALL + 1 &&
 compile_error!("the ring layout is little endian on both GPUs; a big-endian host would need byte swaps");
 
 const WORD: usize = 8;
+const SLOT_WORDS: usize = RING_SLOT_BYTES / WORD;
 const PAYLOAD_OFFSET: usize = size_of::<RingSlotHeader>();
 
 /// A ring protocol violation: the device wrote something no correct runtime
@@ -325,25 +326,14 @@ impl<'a> RingView<'a> {
         }
     }
 
-    /// Copies the published slot of `ticket` (its header, then as much
-    /// payload as the header says: a line is a few words of a 256-byte
-    /// slot, and each 64-byte line of it read is a miss in the host's
-    /// caches, the device having written it across PCIe) and decodes it.
+    /// Copies the published slot of `ticket` and decodes it.
     pub fn read(&self, ticket: u64, num_threads: u32) -> Result<Packet, RingError> {
         let base = self.slot_word(ticket);
         let mut snap = [0u8; RING_SLOT_BYTES];
-        let copy = |snap: &mut [u8; RING_SLOT_BYTES], words: core::ops::Range<usize>| {
-            for i in words {
-                // Relaxed is enough after the acquire load of `seq` in `state`.
-                let w = self.words[base + i].load(Ordering::Relaxed);
-                snap[i * WORD..(i + 1) * WORD].copy_from_slice(&w.to_le_bytes());
-            }
-        };
-        const HEADER_WORDS: usize = PAYLOAD_OFFSET / WORD;
-        copy(&mut snap, 0..HEADER_WORDS);
-        // An oversized length is `decode_slot`'s error; it reads no further.
-        let len = (u32_at(&snap, offset_of!(RingSlotHeader, len)) as usize).min(RING_PAYLOAD_BYTES);
-        copy(&mut snap, HEADER_WORDS..HEADER_WORDS + len.div_ceil(WORD));
+        for (i, w) in self.words[base..base + SLOT_WORDS].iter().enumerate() {
+            // Relaxed is enough after the acquire load of `seq` in `state`.
+            snap[i * WORD..(i + 1) * WORD].copy_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
+        }
         decode_slot(&snap, ticket, num_threads)
     }
 
