@@ -36,7 +36,7 @@ for v in "${variants[@]}"; do
     src=$B; [ "$v" = default ] || src=$B/$v
     mkdir -p "$WORK/$v" "$RES/$v"
     for id in "${ids[@]}"; do
-        gunzip -c "$src/$id-$ARCH.ptx.gz" > "$WORK/$v/$id-$ARCH.ptx" || continue
+        gunzip -c "$src/$id-$ARCH.ptx.gz" > "$WORK/$v/$id-$ARCH.ptx" 2>/dev/null || { rm -f "$WORK/$v/$id-$ARCH.ptx"; continue; }
         # `split*` variants: no cubin here, so gpurun compiles the PTX itself
         # (split into parts, ptxas -c, nvlink; see launcher/src/cubin_cache.rs).
         case $v in split*) continue;; esac
@@ -47,14 +47,9 @@ done
 wait
 echo "== variants: ${variants[*]}; benchmarks: ${ids[*]}"
 export GPURUN_COMMIT=${GPURUN_COMMIT:-$(cat "$B/COMMIT" 2>/dev/null || echo unknown)}
-for id in "${ids[@]}"; do
-    for v in "${variants[@]}"; do
-        echo "== $id ($v)"
-        tool=$B/gpurun-dev
-        [ -x "$B/$v/gpurun-dev" ] && tool=$B/$v/gpurun-dev
-        timeout 120 "$tool" bench --only "$id" --programs "$WORK/$v" --out "$RES/$v" --timeout 60 2>&1 | tail -n 2
-    done
-done
+# The summary and the tarball, rewritten after each benchmark: a run cut
+# short by its time limit still leaves what it measured.
+summarize() {
 mkdir -p "$DEST"
 tar czf "$DEST/results.tar.gz" -C "$RES" .
 python3 - "$RES" "${variants[@]}" <<'PY' | tee "$DEST/summary.txt"
@@ -85,3 +80,15 @@ for key in sorted(rows):
     name = key[0] + (" " + key[1] if key[1] else "")
     print("%-44s %-6s %s  %s" % (name[:44], key[2], "  ".join(cells), key[3]))
 PY
+}
+for id in "${ids[@]}"; do
+    for v in "${variants[@]}"; do
+        [ -s "$WORK/$v/$id-$ARCH.ptx" ] || continue # a variant built without this program
+        echo "== $id ($v)"
+        tool=$B/gpurun-dev
+        [ -x "$B/$v/gpurun-dev" ] && tool=$B/$v/gpurun-dev
+        timeout 120 "$tool" bench --only "$id" --programs "$WORK/$v" --out "$RES/$v" --timeout 60 2>&1 | tail -n 2
+    done
+    summarize >/dev/null
+done
+summarize
