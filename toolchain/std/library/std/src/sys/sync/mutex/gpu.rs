@@ -12,7 +12,7 @@
 //! the lock. `serving` is written only by the holder.
 
 use crate::sync::atomic::Ordering::{Acquire, Relaxed, Release};
-use crate::sys::futex::{Futex, futex_wait};
+use crate::sys::futex::{Futex, poll_until};
 
 pub struct Mutex {
     next: Futex,
@@ -46,13 +46,12 @@ impl Mutex {
 
     #[cold]
     fn wait_for(&self, ticket: u32) {
-        loop {
-            let s = self.serving.load(Acquire);
-            if s == ticket {
-                return;
-            }
-            futex_wait(&self.serving, s, None);
-        }
+        // Acquire polls (the futex's backoff over a condition): the poll
+        // that sees our ticket served is the acquire the lock needs, so the
+        // handoff's path has no second load after the wait (a `futex_wait`
+        // polls relaxed, and its caller must then load again to acquire: one
+        // more round trip to the L2 cache).
+        while !poll_until(|| self.serving.load(Acquire) == ticket, None) {}
     }
 
     #[inline]
