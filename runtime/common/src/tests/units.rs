@@ -6,8 +6,11 @@ use crate::hal::{Hal, ticks_to_ns};
 use crate::heap::class_of;
 use crate::process::splitmix64;
 
+/// A test HAL: a 100 MHz clock, one lane, and a count of its acquire fences
+/// ([`ACQUIRES`], which only the thread-local test makes).
 struct Hz100M;
-// SAFETY: test-only; only CLOCK_HZ is used.
+static ACQUIRES: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
+// SAFETY: test-only, one thread.
 unsafe impl Hal for Hz100M {
     const LANES: u32 = 64;
     const CLOCK_HZ: u64 = 100_000_000;
@@ -32,7 +35,9 @@ unsafe impl Hal for Hz100M {
     fn fixed_frequency_clock() -> u64 {
         0
     }
-    fn fence_device_acquire() {}
+    fn fence_device_acquire() {
+        ACQUIRES.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
+    }
     fn fence_device_release() {}
     fn fence_system_release() {}
     fn end_program() -> ! {
@@ -162,45 +167,6 @@ fn lane_stacks_tile_the_stacks_region() {
     }
 }
 
-/// [`Hz100M`] that counts its acquire fences.
-struct CountsAcquires;
-static ACQUIRES: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
-// SAFETY: test-only, one thread; forwards to `Hz100M` but for the count.
-unsafe impl Hal for CountsAcquires {
-    const LANES: u32 = Hz100M::LANES;
-    const CLOCK_HZ: u64 = Hz100M::CLOCK_HZ;
-    const WAKES: bool = false;
-    fn lane_id() -> u32 {
-        0
-    }
-    fn lane_mask() -> u64 {
-        1
-    }
-    fn ballot(p: bool) -> u64 {
-        p as u64
-    }
-    fn broadcast_value(v: u32) -> u32 {
-        v
-    }
-    fn sync_lane(_: u64) {}
-    fn thread_index(_: u32) -> u32 {
-        0
-    }
-    fn sleep_ns(_: u32) {}
-    fn fixed_frequency_clock() -> u64 {
-        0
-    }
-    fn fence_device_acquire() {
-        ACQUIRES.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
-    }
-    fn fence_device_release() {}
-    fn fence_system_release() {}
-    fn end_program() -> ! {
-        unreachable!()
-    }
-    fn wake(_: u32) {}
-}
-
 /// A warp remembers across its threads which keys have no destructor: a
 /// thread that set only such keys ends without the acquire fence (on a GPU
 /// it empties L1), and a key with a destructor still gets its call.
@@ -221,9 +187,9 @@ fn tls_no_destructor_keys_are_learnt_once_per_warp() {
         for &(k, v) in values {
             set(&me, k, v as *mut u8);
         }
-        keys.run_dtors::<CountsAcquires>(&me);
+        keys.run_dtors::<Hz100M>(&me);
         assert_eq!(get(&me, plain), values.iter().find(|(k, _)| *k == plain).map_or(0, |(_, v)| *v) as *mut u8, "a value without a destructor stays until the thread's end");
-        keys.run_dtors::<CountsAcquires>(&me);
+        keys.run_dtors::<Hz100M>(&me);
         keys.clear_values(&me);
         assert!(get(&me, plain).is_null() && get(&me, with_dtor).is_null());
         ACQUIRES.load(Relaxed)
