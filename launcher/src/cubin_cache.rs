@@ -63,7 +63,26 @@ pub fn cache_key(ptx: &[u8], arch: &str, driver_version: i32, ptxas_version: &st
         h.update((part.len() as u64).to_le_bytes());
         h.update(part);
     }
-    h.finalize().iter().take(16).map(|b| format!("{b:02x}")).collect()
+    short_hex(&h.finalize())
+}
+
+/// The first 16 bytes of a digest in hex: the names of the cache's files.
+fn short_hex(digest: &[u8]) -> String {
+    digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
+}
+
+/// Writes `bytes` to `path` whole, through a temporary file renamed over
+/// it, so a concurrent run never reads half a file; the temporary file is
+/// removed if that fails.
+fn store_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    let stored = std::fs::create_dir_all(path.parent().unwrap_or(Path::new(".")))
+        .and_then(|()| std::fs::write(&tmp, bytes))
+        .and_then(|()| std::fs::rename(&tmp, path));
+    if stored.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    stored
 }
 
 /// How the cubin came to be.
@@ -137,13 +156,7 @@ pub fn cubin_for(
     if policy == CachePolicy::Use
         && let Some(path) = &cached
     {
-        // Written whole and renamed: a concurrent run never reads half a cubin.
-        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-        let stored = std::fs::create_dir_all(path.parent().expect("a file in the cache dir"))
-            .and_then(|()| std::fs::write(&tmp, &bytes))
-            .and_then(|()| std::fs::rename(&tmp, path));
-        if let Err(e) = stored {
-            let _ = std::fs::remove_file(&tmp);
+        if let Err(e) = store_whole(path, &bytes) {
             eprintln!("gpurun: warning: could not store the cubin in {}: {e}", path.display());
         }
     }
@@ -241,8 +254,7 @@ fn ptxas_version_memo(ptxas: &Path, policy: CachePolicy) -> Result<String, Strin
     let memo = match (policy, cache_dir(), std::fs::metadata(ptxas)) {
         (CachePolicy::Use, Some(dir), Ok(m)) => {
             let id = format!("{}\0{}\0{}\0{}\0{}", ptxas.display(), m.len(), m.mtime(), m.mtime_nsec(), m.ino());
-            let key: String = Sha256::digest(id.as_bytes()).iter().take(16).map(|b| format!("{b:02x}")).collect();
-            Some(dir.join(format!("ptxas-{key}.version")))
+            Some(dir.join(format!("ptxas-{}.version", short_hex(&Sha256::digest(id.as_bytes())))))
         }
         _ => None,
     };
@@ -254,15 +266,8 @@ fn ptxas_version_memo(ptxas: &Path, policy: CachePolicy) -> Result<String, Strin
     }
     let said = ptxas_version(ptxas)?;
     if let Some(path) = &memo {
-        // Written whole and renamed, as cubins are; a failure only costs
-        // the next start another `ptxas --version`.
-        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-        if std::fs::create_dir_all(path.parent().unwrap_or(Path::new("."))).is_ok()
-            && std::fs::write(&tmp, &said).is_ok()
-            && std::fs::rename(&tmp, path).is_err()
-        {
-            let _ = std::fs::remove_file(&tmp);
-        }
+        // A failure only costs the next start another `ptxas --version`.
+        let _ = store_whole(path, said.as_bytes());
     }
     Ok(said)
 }

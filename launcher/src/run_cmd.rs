@@ -156,11 +156,8 @@ fn run_inner(args: &RunArgs, status: &mut RunStatus) -> anyhow::Result<i32> {
         fs: args.fs.access(),
         ..RunOptions::default()
     };
-    let outcome = if timeline::is_on() {
-        run::execute(backend.as_mut(), &code, &opts, TimelineSink { inner: StdSink::default(), first: true })?
-    } else {
-        run::execute(backend.as_mut(), &code, &opts, StdSink::default())?
-    };
+    let sink = TimelineSink { inner: StdSink::default(), first: timeline::is_on() };
+    let outcome = run::execute(backend.as_mut(), &code, &opts, sink)?;
     if let Some(msg) = &outcome.message {
         eprintln!("{msg}");
     }
@@ -176,6 +173,8 @@ fn run_inner(args: &RunArgs, status: &mut RunStatus) -> anyhow::Result<i32> {
 /// [`StdSink`] that marks the program's first output on the timeline.
 struct TimelineSink {
     inner: StdSink,
+    /// Whether the first output is still to be marked (false when the
+    /// timeline is off).
     first: bool,
 }
 
