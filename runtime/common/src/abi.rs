@@ -40,7 +40,7 @@
 //! fn __gpu_std_env(i: usize, len_out: *mut usize) -> *const u8;       // "KEY=VALUE"
 //!
 //! // time (sys::time) and randomness (sys::random)
-//! fn __gpu_std_monotonic_ns() -> u64;     // device clock, ns since the launch
+//! fn __gpu_std_monotonic_ns() -> u64;     // device clock in ns, from its own origin (not the launch's)
 //! fn __gpu_std_unix_time_ns() -> u64;     // launch epoch + monotonic
 //! fn __gpu_std_random_u64() -> u64;       // seeded by the launcher, mixed per call
 //!
@@ -71,6 +71,7 @@
 //!     // sleep-polls ready(data) as futex_wait polls its word; false on timeout
 //!
 //! // thread-local keys (sys::thread_local): per-thread slot table
+//! // keys TLS_KEY_STD_CURRENT and TLS_KEY_STD_THREAD_ID are in use from the launch
 //! fn __gpu_std_tls_create(dtor: Option<unsafe extern "C" fn(*mut u8)>) -> usize;  // usize::MAX: none left
 //! fn __gpu_std_tls_get(key: usize) -> *mut u8;
 //! fn __gpu_std_tls_set(key: usize, value: *mut u8);
@@ -113,3 +114,12 @@ pub const EXIT_PANIC: i32 = 101;
 pub const EXIT_ABORT: i32 = 134;
 /// Maximum number of thread-local keys.
 pub const TLS_KEYS: usize = 64;
+/// Thread-local key reserved for std's `thread::current()` handle: in use
+/// from the launch, without a destructor, never created or destroyed. A
+/// constant key costs no load; a key created on first use is read from
+/// memory on every access (on NVIDIA a round trip to the L2 cache).
+pub const TLS_KEY_STD_CURRENT: usize = 1;
+/// Thread-local key reserved for std's thread id (as [`TLS_KEY_STD_CURRENT`]).
+pub const TLS_KEY_STD_THREAD_ID: usize = 2;
+/// The reserved keys: `1..=TLS_RESERVED_KEYS`.
+pub const TLS_RESERVED_KEYS: usize = 2;

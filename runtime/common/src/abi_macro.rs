@@ -84,7 +84,7 @@ macro_rules! define_gpu_std_abi {
 
         #[unsafe(no_mangle)]
         pub extern "C" fn __gpu_std_monotonic_ns() -> u64 {
-            $with_hal!(H => $crate::abi_impl::monotonic_ns::<H>($rt))
+            $with_hal!(H => $crate::abi_impl::monotonic_ns::<H>())
         }
         #[unsafe(no_mangle)]
         pub extern "C" fn __gpu_std_unix_time_ns() -> u64 {

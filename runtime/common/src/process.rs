@@ -90,16 +90,22 @@ pub fn env(rt: &Runtime, i: usize, len_out: *mut usize) -> *const u8 {
     str_at(rt.launch().envp, rt.launch().envc, i, len_out)
 }
 
-/// `__gpu_std_monotonic_ns`: ns since warp 0 started.
-pub fn monotonic_ns<H: Hal>(rt: &Runtime) -> u64 {
-    ticks_to_ns::<H>(H::fixed_frequency_clock().wrapping_sub(rt.start_ticks()))
+/// `__gpu_std_monotonic_ns`: the device clock in ns, from the clock's own
+/// origin. `Instant` needs only differences, and subtracting the launch's
+/// start would put a load of the runtime's configuration on every
+/// `Instant::now`: after any acquire (which empties the L1 cache on NVIDIA)
+/// that is a round trip to the L2 cache, between reading the clock and
+/// using its value.
+#[inline]
+pub fn monotonic_ns<H: Hal>() -> u64 {
+    ticks_to_ns::<H>(H::fixed_frequency_clock())
 }
 
-/// `__gpu_std_unix_time_ns`: the launcher's epoch plus monotonic time.
+/// `__gpu_std_unix_time_ns`: the launcher's epoch plus the time since warp 0
+/// started.
 pub fn unix_time_ns<H: Hal>(rt: &Runtime) -> u64 {
-    rt.launch()
-        .epoch_unix_ns
-        .wrapping_add(monotonic_ns::<H>(rt))
+    let since_start = ticks_to_ns::<H>(H::fixed_frequency_clock().wrapping_sub(rt.start_ticks()));
+    rt.launch().epoch_unix_ns.wrapping_add(since_start)
 }
 
 /// `__gpu_std_random_u64`: splitmix64 of the launch seed and a call counter.

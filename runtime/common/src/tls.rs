@@ -2,7 +2,9 @@
 //!
 //! No GPU has native thread-locals, so std's key-based TLS runs over these.
 //! Keys are `1..=TLS_KEYS` (never 0: std's lazy keys use 0 as "not yet
-//! created"); a key's value in every thread starts null.
+//! created"); a key's value in every thread starts null. Keys
+//! `1..=TLS_RESERVED_KEYS` are std's own (`abi::TLS_KEY_STD_*`), in use
+//! without a destructor from the start.
 //!
 //! # Key words (`dtors[key - 1]`)
 //! | value | meaning |
@@ -13,7 +15,7 @@
 
 use core::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
-use crate::abi::TLS_KEYS;
+use crate::abi::{TLS_KEYS, TLS_RESERVED_KEYS};
 use crate::hal::Hal;
 use crate::runtime::Runtime;
 use crate::slot::Slot;
@@ -35,15 +37,19 @@ pub struct TlsKeys {
 
 impl TlsKeys {
     pub const fn new() -> Self {
-        TlsKeys {
-            dtors: [const { AtomicUsize::new(KEY_FREE) }; TLS_KEYS],
+        let mut dtors = [const { AtomicUsize::new(KEY_FREE) }; TLS_KEYS];
+        let mut i = 0;
+        while i < TLS_RESERVED_KEYS {
+            dtors[i] = AtomicUsize::new(KEY_NO_DTOR);
+            i += 1;
         }
+        TlsKeys { dtors }
     }
 
-    /// Frees every key (warp 0, before `main`).
+    /// Frees every key but the reserved ones (warp 0, before `main`).
     pub fn init(&self) {
-        for d in &self.dtors {
-            d.store(KEY_FREE, Relaxed);
+        for (i, d) in self.dtors.iter().enumerate() {
+            d.store(if i < TLS_RESERVED_KEYS { KEY_NO_DTOR } else { KEY_FREE }, Relaxed);
         }
     }
 

@@ -221,8 +221,12 @@ fn args_env_time_random(lanes: u32) {
         __gpu_std_sleep_ns(3_000_000);
         let b = __gpu_std_monotonic_ns();
         assert!(b - a >= 3_000_000, "slept {} ns", b - a);
+        // Unix time: the launch's epoch plus the time since the launch (at
+        // least the sleep above; the monotonic clock's origin is its own).
         let u = __gpu_std_unix_time_ns();
-        assert!(u >= epoch + b && u < epoch + b + 1_000_000_000);
+        assert!(u >= epoch + (b - a) && u < epoch + 60_000_000_000, "unix time {u}, epoch {epoch}");
+        __gpu_std_sleep_ns(1_000_000);
+        assert!(__gpu_std_unix_time_ns() - u >= 1_000_000);
         let r: Vec<u64> = (0..100).map(|_| __gpu_std_random_u64()).collect();
         let mut d = r.clone();
         d.sort();

@@ -167,6 +167,38 @@ fn lane_stacks_tile_the_stacks_region() {
     }
 }
 
+/// std's reserved keys are in use without a destructor from the start (and
+/// after `init`): `create` never hands them out, and a thread that set them
+/// ends without a lookup once its warp has learnt them.
+#[test]
+fn tls_reserved_keys_are_never_created_and_have_no_destructor() {
+    use crate::abi::{TLS_KEY_STD_CURRENT, TLS_KEY_STD_THREAD_ID, TLS_KEYS, TLS_RESERVED_KEYS};
+    use crate::slot::Slot;
+    use crate::tls::{TlsKeys, get, set};
+    assert!(TLS_KEY_STD_CURRENT <= TLS_RESERVED_KEYS && TLS_KEY_STD_THREAD_ID <= TLS_RESERVED_KEYS);
+    assert_ne!(TLS_KEY_STD_CURRENT, TLS_KEY_STD_THREAD_ID);
+    for fresh in [false, true] {
+        let keys = TlsKeys::new();
+        if fresh {
+            keys.init();
+        }
+        let created: std::vec::Vec<usize> = (0..TLS_KEYS).map(|_| keys.create(None)).collect();
+        assert!(created[..TLS_KEYS - TLS_RESERVED_KEYS].iter().all(|&k| k > TLS_RESERVED_KEYS && k <= TLS_KEYS));
+        assert!(created[TLS_KEYS - TLS_RESERVED_KEYS..].iter().all(|&k| k == usize::MAX), "the reserved keys are not handed out");
+    }
+    // (Cpu32, not Hz100M: the test below counts Hz100M's fences.)
+    let keys = TlsKeys::new();
+    let me = Slot::new();
+    set(&me, TLS_KEY_STD_CURRENT, 8 as *mut u8);
+    set(&me, TLS_KEY_STD_THREAD_ID, 9 as *mut u8);
+    keys.run_dtors::<Cpu32>(&me);
+    assert_eq!(get(&me, TLS_KEY_STD_CURRENT), 8 as *mut u8, "no destructor: the value stays");
+    // SAFETY: our own slot's owner-only cell, not borrowed elsewhere.
+    assert_eq!(unsafe { *me.tls_no_dtor.get() }, 0b11, "and the warp remembers both keys");
+    keys.clear_values(&me);
+    assert!(get(&me, TLS_KEY_STD_THREAD_ID).is_null());
+}
+
 /// A warp remembers across its threads which keys have no destructor: a
 /// thread that set only such keys ends without the acquire fence (on a GPU
 /// it empties L1), and a key with a destructor still gets its call.

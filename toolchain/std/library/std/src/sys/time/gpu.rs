@@ -3,8 +3,10 @@
 use crate::sys::pal::abi;
 use crate::time::Duration;
 
-/// Time since the launch, from the device clock (`s_memrealtime` or
-/// `%globaltimer`), which every warp of the launch shares.
+/// The device clock (`s_memrealtime` or `%globaltimer`) in ns, which every
+/// warp of the launch shares; its origin is the clock's, not the launch's
+/// (only differences mean anything, and no load sits between reading the
+/// clock and using it).
 #[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Debug, Hash)]
 pub struct Instant(Duration);
 
