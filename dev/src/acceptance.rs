@@ -105,7 +105,7 @@ pub const CHECKS: &[Check] = &[
     check("hello", Built("hello-threads"), 0)
         .expect(&[(StdoutLine("sum: 499500, factorial: 121645100408832000"), "seed demo output")]),
     check("hello-cubin", Compiled("hello-threads"), 0),
-    check("std-coverage", Compiled("std-coverage"), 0),
+    check("std-coverage", Compiled("std-coverage"), 0).expect(&[(Custom(long_lines_whole), "long println! lines arrive whole")]),
     check("all-threads-print", Compiled("all-threads-print"), 0).expect(&[(Custom(every_line_once), "no line lost or mangled")]),
     check("panic", Compiled("panic"), 101).expect(&[
         (Custom(panic_location), "panic location like std's"),
@@ -217,6 +217,18 @@ fn every_line_once(o: &Output) -> Result<String, String> {
         Ok(format!("{threads} threads, {want} lines"))
     } else {
         Err(format!("{} numbered lines ({} distinct) of {want}", numbered.len(), distinct.len()))
+    }
+}
+
+/// `std-coverage`: its 1,000-byte line, and a line whose pieces cross the
+/// 256 bytes that `println!` formats on a GPU's stack, each whole.
+fn long_lines_whole(o: &Output) -> Result<String, String> {
+    let long = "0123456789".repeat(100);
+    let crossing = format!("{}|{}|42", "a".repeat(200), "b".repeat(100));
+    let found = |want: &str| o.stdout.lines().any(|l| l == want);
+    match (found(&long), found(&crossing)) {
+        (true, true) => Ok("a 1,000-byte line and a 306-byte line".into()),
+        (l, c) => Err(format!("1,000-byte line whole: {l}; 306-byte line whole: {c}")),
     }
 }
 
@@ -502,6 +514,17 @@ mod tests {
         let mangled = text.replace("thread 1 line 7\n", "thread 1 lithread 1 line 7\nne 8\n");
         assert!(every_line_once(&out(0, &mangled, "")).is_err());
         assert!(every_line_once(&out(0, "", "")).is_err());
+    }
+
+    #[test]
+    fn long_lines_whole_wants_both_lines_unbroken() {
+        let long = "0123456789".repeat(100);
+        let crossing = format!("{}|{}|42", "a".repeat(200), "b".repeat(100));
+        let both = format!("ok   x\n{long}\n{crossing}\ndone\n");
+        assert!(long_lines_whole(&out(0, &both, "")).is_ok());
+        let split = both.replace(&crossing, &format!("{}\n{}", &crossing[..256], &crossing[256..]));
+        assert!(long_lines_whole(&out(0, &split, "")).unwrap_err().contains("306-byte line whole: false"));
+        assert!(long_lines_whole(&out(0, &format!("{crossing}\n"), "")).is_err());
     }
 
     #[test]

@@ -188,9 +188,12 @@ fn stdio(c: &mut Checks) {
     println!("done");
     c.check("stdout: print!/flush", flushed, "flush Ok");
 
+    // Checked by the acceptance suite (`long_lines_whole`), which sees stdout.
     let long = "0123456789".repeat(100);
     println!("{long}");
     c.check("stdout: 1000-byte line", true, "printed above");
+    // A line whose pieces cross the GPU's 256 bytes formatted on the stack.
+    println!("{}|{}|{}", "a".repeat(200), "b".repeat(100), 42);
 
     // Re-entrant stdout lock (std's ReentrantLock): println! inside a held lock.
     let mut lock = io::stdout().lock();
