@@ -78,8 +78,9 @@ fn assert_frames_shared(ptx: &str, example: &str) {
 }
 
 /// AMD: the linker moved the frames and marked the code object (as
-/// [`assert_frames_shared`]): the program's C `main` (which has locals)
-/// carves its frame from the shared stack, i.e. reads `__gpu_stack_slot`
+/// [`assert_frames_shared`]): the program's `main` (the crate's own, which
+/// has locals, or the C `main` where it was inlined there) carves its frame
+/// from the shared stack, i.e. reads `__gpu_stack_slot`
 /// (without `gpu-ld`'s rewrite only the runtime's stack code does); the
 /// kernel's own frame holds only the stack pointer pair because everything
 /// else runs in `start_wave`, out of line; and system-scope cache
@@ -99,8 +100,14 @@ fn assert_amd_frames_shared(paths: &gpu_toolchain::Paths, object: &Path, arch: &
     let slot = codecheck::amd_symbol_addresses(&relocs, &all_syms, "__gpu_stack_slot");
     assert!(!slot.is_empty(), "{arch}: no address of __gpu_stack_slot found");
     let on_shared_stack = codecheck::amd_functions_reaching(&disasm, &slot);
+    // `_RNvCs<crate hash>_<crate>4main`: a function `main` at a crate's root.
+    let is_main = |f: &str| f == "main" || (f.starts_with("_RNvCs") && f.ends_with("4main"));
     assert!(
-        on_shared_stack.iter().any(|f| f == "main"),
+        functions.iter().any(|(f, _)| is_main(f)),
+        "{arch}: no `main` among the code object's functions"
+    );
+    assert!(
+        on_shared_stack.iter().any(|f| is_main(f)),
         "{arch}: `main` does not read __gpu_stack_slot (its frame stayed in scratch); {} functions do",
         on_shared_stack.len()
     );
