@@ -220,11 +220,16 @@ fn every_line_once(o: &Output) -> Result<String, String> {
     }
 }
 
-/// `std-coverage`: its 1,000-byte line, and a line whose pieces cross the
-/// 256 bytes that `println!` formats on a GPU's stack, each whole.
+/// The long lines std-coverage prints (`stdio` there): 1,000 bytes, and
+/// 306 bytes whose pieces cross the 256 bytes that `println!` formats on a
+/// GPU's stack.
+fn long_lines() -> (String, String) {
+    ("0123456789".repeat(100), format!("{}|{}|42", "a".repeat(200), "b".repeat(100)))
+}
+
+/// `std-coverage`: both of its [`long_lines`], each whole.
 fn long_lines_whole(o: &Output) -> Result<String, String> {
-    let long = "0123456789".repeat(100);
-    let crossing = format!("{}|{}|42", "a".repeat(200), "b".repeat(100));
+    let (long, crossing) = long_lines();
     let found = |want: &str| o.stdout.lines().any(|l| l == want);
     match (found(&long), found(&crossing)) {
         (true, true) => Ok("a 1,000-byte line and a 306-byte line".into()),
@@ -518,8 +523,7 @@ mod tests {
 
     #[test]
     fn long_lines_whole_wants_both_lines_unbroken() {
-        let long = "0123456789".repeat(100);
-        let crossing = format!("{}|{}|42", "a".repeat(200), "b".repeat(100));
+        let (long, crossing) = long_lines();
         let both = format!("ok   x\n{long}\n{crossing}\ndone\n");
         assert!(long_lines_whole(&out(0, &both, "")).is_ok());
         let split = both.replace(&crossing, &format!("{}\n{}", &crossing[..256], &crossing[256..]));

@@ -188,7 +188,7 @@ fn stdio(c: &mut Checks) {
     println!("done");
     c.check("stdout: print!/flush", flushed, "flush Ok");
 
-    // Checked by the acceptance suite (`long_lines_whole`), which sees stdout.
+    // Checked by the acceptance suite (`long_lines` there), which sees stdout.
     let long = "0123456789".repeat(100);
     println!("{long}");
     c.check("stdout: 1000-byte line", true, "printed above");

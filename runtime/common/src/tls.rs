@@ -39,8 +39,8 @@ impl TlsKeys {
     pub const fn new() -> Self {
         let mut dtors = [const { AtomicUsize::new(KEY_FREE) }; TLS_KEYS];
         let mut i = 0;
-        while i < TLS_RESERVED_KEYS {
-            dtors[i] = AtomicUsize::new(KEY_NO_DTOR);
+        while i < TLS_KEYS {
+            dtors[i] = AtomicUsize::new(launch_word(i));
             i += 1;
         }
         TlsKeys { dtors }
@@ -49,7 +49,7 @@ impl TlsKeys {
     /// Frees every key but the reserved ones (warp 0, before `main`).
     pub fn init(&self) {
         for (i, d) in self.dtors.iter().enumerate() {
-            d.store(if i < TLS_RESERVED_KEYS { KEY_NO_DTOR } else { KEY_FREE }, Relaxed);
+            d.store(launch_word(i), Relaxed);
         }
     }
 
@@ -157,6 +157,12 @@ impl TlsKeys {
         // SAFETY: owner-only cell of our slot, not borrowed elsewhere.
         clear(me, unsafe { core::mem::take(&mut *me.tls_mask.get()) });
     }
+}
+
+/// The word of key index `i` at the launch: std's reserved keys in use
+/// without a destructor, every other key free.
+const fn launch_word(i: usize) -> usize {
+    if i < TLS_RESERVED_KEYS { KEY_NO_DTOR } else { KEY_FREE }
 }
 
 /// Nulls `me`'s values of the keys in `mask`.
