@@ -26,6 +26,20 @@ pub struct CodeObjectReport {
     /// AMD: the kernel's arguments from the metadata note, in order, as
     /// (offset, size, value kind); `None` for NVIDIA.
     pub kernel_args: Option<Vec<KernelArg>>,
+    /// AMD: the registers the kernel is given (`.vgpr_count`, AGPRs
+    /// included, `.agpr_count`, `.sgpr_count`) and the highest of each file
+    /// the code names. A wave is allocated the kernel's counts, and every
+    /// function it calls runs in them: the kernel's must cover the code's.
+    pub kernel_registers: Option<(KernelRegisters, Registers)>,
+}
+
+/// A kernel's register counts from the metadata note.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KernelRegisters {
+    /// VGPRs, AGPRs included where the arch has them (gfx90a, gfx942).
+    pub vgprs: u32,
+    pub agprs: u32,
+    pub sgprs: u32,
 }
 
 /// One kernel argument of an AMDGPU code object's metadata.
@@ -113,6 +127,20 @@ impl CodeObjectReport {
         if !self.undefined.is_empty() {
             p.push(format!("undefined symbols: {}", self.undefined.join(", ")));
         }
+        if let Some((kernel, named)) = self.kernel_registers {
+            // Arch VGPRs come first, in granules of 4, then the AGPRs.
+            let arch_vgprs = named.vgpr.map_or(0, |v| v + 1);
+            let need_v = match named.agpr {
+                Some(a) => arch_vgprs.div_ceil(4) * 4 + a + 1,
+                None => arch_vgprs,
+            };
+            if kernel.vgprs < need_v || kernel.agprs < named.agpr.map_or(0, |a| a + 1) {
+                p.push(format!("the kernel is given {kernel:?} but its code names up to {}", named.to_line()));
+            }
+            if kernel.sgprs < named.sgpr.map_or(0, |s| s + 1) {
+                p.push(format!("the kernel is given {} SGPRs but its code names up to s{:?}", kernel.sgprs, named.sgpr));
+            }
+        }
         if let Some(args) = &self.kernel_args {
             let explicit: Vec<(u64, u64, &str)> =
                 args.iter().filter(|a| !a.is_hidden()).map(|a| (a.offset, a.size, a.kind.as_str())).collect();
@@ -167,6 +195,91 @@ pub fn inspect(path: &Path, vendor: Vendor, llvm_bin: &Path) -> Result<CodeObjec
     Ok(r)
 }
 
+/// The highest register of each file that machine code names.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Registers {
+    pub vgpr: Option<u32>,
+    pub agpr: Option<u32>,
+    pub sgpr: Option<u32>,
+}
+
+impl Registers {
+    pub fn max(self, other: Registers) -> Registers {
+        Registers { vgpr: self.vgpr.max(other.vgpr), agpr: self.agpr.max(other.agpr), sgpr: self.sgpr.max(other.sgpr) }
+    }
+
+    /// As the cache keeps it: `v75 a63 s101` (`-` for a file not used).
+    pub fn to_line(self) -> String {
+        let f = |v: Option<u32>| v.map_or("-".to_string(), |n| n.to_string());
+        format!("v{} a{} s{}", f(self.vgpr), f(self.agpr), f(self.sgpr))
+    }
+
+    pub fn from_line(line: &str) -> Option<Registers> {
+        let mut words = line.split_whitespace();
+        let mut field = |prefix: char| -> Option<Option<u32>> {
+            let w = words.next()?.strip_prefix(prefix)?;
+            if w == "-" { Some(None) } else { w.parse().ok().map(Some) }
+        };
+        Some(Registers { vgpr: field('v')?, agpr: field('a')?, sgpr: field('s')? })
+    }
+}
+
+/// The highest VGPR (`v75`, `v[72:75]`), AGPR and SGPR each instruction of
+/// `disassembly` (`llvm-objdump -d`) names. Symbol names (`<...>`) and
+/// comments are skipped; special registers (`vcc`, `exec`, `ttmp`) are not
+/// numbered ones.
+pub fn registers_named(disassembly: &str) -> Registers {
+    let mut r = Registers::default();
+    for line in disassembly.lines().filter(|l| l.starts_with(char::is_whitespace)) {
+        let code = line.split("//").next().unwrap_or("");
+        let code = code.split('<').next().unwrap_or("");
+        let b = code.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            let c = b[i];
+            let at_word_start = i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
+            if at_word_start && matches!(c, b'v' | b'a' | b's') {
+                let mut j = i + 1;
+                let ranged = b.get(j) == Some(&b'[');
+                if ranged {
+                    // `v[72:75]`: the last number is the highest.
+                    if let Some(close) = code[j..].find(']') {
+                        let inner = &code[j + 1..j + close];
+                        if let Some(hi) = inner.rsplit(':').next().and_then(|n| n.parse::<u32>().ok()) {
+                            note(&mut r, c, hi);
+                        }
+                        i = j + close + 1;
+                        continue;
+                    }
+                } else {
+                    while j < b.len() && b[j].is_ascii_digit() {
+                        j += 1;
+                    }
+                    let ends_word = j == b.len() || !(b[j].is_ascii_alphanumeric() || b[j] == b'_');
+                    if j > i + 1 && ends_word
+                        && let Ok(n) = code[i + 1..j].parse::<u32>()
+                    {
+                        note(&mut r, c, n);
+                    }
+                    i = j;
+                    continue;
+                }
+            }
+            i += 1;
+        }
+    }
+    r
+}
+
+fn note(r: &mut Registers, file: u8, n: u32) {
+    let slot = match file {
+        b'v' => &mut r.vgpr,
+        b'a' => &mut r.agpr,
+        _ => &mut r.sgpr,
+    };
+    *slot = (*slot).max(Some(n));
+}
+
 /// PTX: `.entry` for kernels; `.extern .func` declares what is undefined.
 pub fn inspect_ptx(ptx: &str, r: &mut CodeObjectReport) {
     r.kernel_entry = ptx.lines().any(|l| l.contains(".entry") && l.contains(KERNEL_ENTRY));
@@ -191,6 +304,14 @@ pub fn inspect_amd(syms: &str, notes: &str, disasm: &str, r: &mut CodeObjectRepo
         .and_then(|v| v.trim().parse().ok());
     r.target = notes.lines().find_map(|l| l.trim().strip_prefix("amdhsa.target:")).map(|t| t.trim().to_string());
     r.kernel_args = Some(kernel_args(notes));
+    // `    .vgpr_count:     140`, or `  - .agpr_count:     64` first in its entry.
+    let count = |key: &str| {
+        notes.lines().find_map(|l| l.trim().trim_start_matches("- ").strip_prefix(key)).and_then(|v| v.trim().parse().ok())
+    };
+    if let (Some(vgprs), Some(sgprs)) = (count(".vgpr_count:"), count(".sgpr_count:")) {
+        let kernel = KernelRegisters { vgprs, agprs: count(".agpr_count:").unwrap_or(0), sgprs };
+        r.kernel_registers = Some((kernel, registers_named(disasm)));
+    }
     // llvm-readobj prints `Section: Undefined` for undefined symbols; the
     // first (null) symbol has an empty name.
     let mut undefined = Vec::new();
@@ -521,6 +642,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn reads_the_highest_register_of_each_file() {
+        let dis = "\n_RNvCs1v2s3_4main:\n\tv_mov_b32_e32 v5, s101 // 000000000000: 7E0A0265 <foo_v99>\n\
+                   \tglobal_load_dwordx4 v[72:75], v[0:1], off\n\tv_accvgpr_write_b32 a63, v1\n\
+                   \ts_mov_b64 exec, vcc\n\ts_load_dwordx2 s[4:5], s[0:1], 0x0\n\ts_nop 4\n";
+        assert_eq!(registers_named(dis), Registers { vgpr: Some(75), agpr: Some(63), sgpr: Some(101) });
+        assert_eq!(registers_named("\ts_endpgm\n"), Registers::default());
+        let r = Registers { vgpr: Some(75), agpr: None, sgpr: Some(101) };
+        assert_eq!(Registers::from_line(&r.to_line()), Some(r));
+    }
+
+    #[test]
     fn finds_functions_with_private_frames() {
         let ptx = ".visible .entry __gpu_start(
 .param .u64 p
@@ -641,6 +773,23 @@ mod tests {
             ["hidden kernel arguments the HIP runtime may not know (it would refuse the kernel): \
               hidden_dynamic_lds_size"]
         );
+    }
+
+    #[test]
+    fn amd_kernel_registers_must_cover_what_the_code_names() {
+        let notes = "amdhsa.kernels:\n  - .agpr_count:     64\n    .sgpr_count:     108\n    .vgpr_count:     140\n    .wavefront_size: 64\n";
+        let ok = "f:\n\tv_mov_b32_e32 v75, s101 // 0000: 00\n\tv_accvgpr_write_b32 a63, v1\n";
+        let mut r = CodeObjectReport::default();
+        inspect_amd("", notes, ok, &mut r);
+        let gfx90a = Arch::parse("gfx90a").unwrap();
+        let registers = |r: &CodeObjectReport| r.problems(&gfx90a).into_iter().filter(|p| p.contains("the kernel is given")).count();
+        assert_eq!(r.kernel_registers.map(|(k, _)| (k.vgprs, k.agprs, k.sgprs)), Some((140, 64, 108)));
+        assert_eq!(registers(&r), 0, "{:?}", r.problems(&gfx90a));
+        // v76 needs 80 arch VGPRs + 64 AGPRs = 144 > 140.
+        inspect_amd("", notes, &ok.replace("v75", "v76"), &mut r);
+        assert_eq!(registers(&r), 1);
+        inspect_amd("", notes, &ok.replace("s101", "s108"), &mut r);
+        assert_eq!(registers(&r), 1);
     }
 
     #[test]

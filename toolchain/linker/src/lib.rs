@@ -36,6 +36,7 @@ use gpu_toolchain::compile::AMD_ARG_ALLOCA_COST;
 use gpu_toolchain::protocol_names::KERNEL_ENTRY;
 
 pub mod amd_lanes;
+pub mod amd_parts;
 mod ar;
 pub mod block_shared;
 pub mod call_stack;
@@ -417,8 +418,18 @@ pub fn link(args: &LinkArgs) -> Result<(), LinkError> {
     match args.target {
         Target::Nvptx => emit_ptx(&llc, rewritten, optimized, args.max_registers, output)?,
         Target::Amdgcn => {
-            let bitcode = llc.bitcode(rewritten.as_deref(), optimized)?;
-            emit_amdgpu_code_object(&llc, with_amd_whole_wave_call(&llc, bitcode)?, output)?
+            let jobs = amd_codegen_jobs(rewritten.as_ref().map_or(0, String::len))?;
+            let parts = match (jobs, &rewritten) {
+                (Some(_), Some(ir)) => amd_parts_of(&llc, ir)?,
+                _ => None,
+            };
+            match (parts, jobs) {
+                (Some(parts), Some(jobs)) => emit_amdgpu_in_parts(&llc, parts, jobs, output)?,
+                _ => {
+                    let bitcode = llc.bitcode(rewritten.as_deref(), optimized)?;
+                    emit_amdgpu_code_object(&llc, with_amd_whole_wave_call(&llc, bitcode)?, output)?
+                }
+            }
         }
     }
     // `GPU_LD_KEEP=1` keeps the intermediate bitcode and PTX for inspection.
@@ -478,10 +489,16 @@ impl Llc<'_> {
 
     /// `llc` of `bitcode` to `output` (`extra` before the input, e.g. `-filetype=obj`).
     fn compile(&self, bitcode: &Path, output: &Path, extra: &[&str]) -> Result<(), LinkError> {
-        let mut args: Vec<OsString> = vec![format!("-mcpu={}", self.cpu).into(), format!("-O{}", self.opt_level.min("3")).into()];
-        args.extend(extra.iter().map(OsString::from));
+        let mut args = self.args(extra);
         args.extend(["-o".into(), output.into(), bitcode.into()]);
         run(&self.bin.join("llc"), &args)
+    }
+
+    /// `llc`'s arguments before the files.
+    fn args(&self, extra: &[&str]) -> Vec<OsString> {
+        let mut args: Vec<OsString> = vec![format!("-mcpu={}", self.cpu).into(), format!("-O{}", self.opt_level.min("3")).into()];
+        args.extend(extra.iter().map(OsString::from));
+        args
     }
 }
 
@@ -505,6 +522,181 @@ fn emit_amdgpu_code_object(llc: &Llc, bitcode: PathBuf, output: &Path) -> Result
         &llc.bin.join("rust-lld"),
         &["-flavor".into(), "gnu".into(), "-shared".into(), "--no-undefined".into(), "-o".into(), output.into(), object.into()],
     )
+}
+
+/// amdgcn: the `llc`s a link of `ir_bytes` of LLVM assembly runs at once
+/// when it compiles in parts ([`amd_parts`]), or `None` for one `llc` on the
+/// whole module (small modules, or `GPU_LD_JOBS=1`). Parts are cached, so
+/// even one core compiles a large module in parts.
+fn amd_codegen_jobs(ir_bytes: usize) -> Result<Option<usize>, LinkError> {
+    Ok(match env_number::<usize>("GPU_LD_JOBS")? {
+        Some(0 | 1) => None,
+        _ if ir_bytes < SPLIT_MIN_IR_BYTES => None,
+        Some(n) => Some(n),
+        None => Some(std::thread::available_parallelism().map_or(1, |n| n.get()).min(8)),
+    })
+}
+
+/// amdgcn: the rewritten module with its helpers inlined and identical
+/// functions merged (as [`Llc::always_inline`], but to LLVM assembly) and the
+/// whole-wave call's module assembly added, cut into parts; `None` where
+/// [`amd_parts::split`] declines it.
+fn amd_parts_of(llc: &Llc, rewritten: &str) -> Result<Option<Vec<String>>, LinkError> {
+    let input = llc.work.join("rewritten.ll");
+    fs::write(&input, rewritten).map_err(LinkError::io("write", &input))?;
+    let out = llc.work.join("inlined.ll");
+    let args = ["-passes=always-inline,mergefunc".into(), format!("-mcpu={}", llc.cpu).into(), "-S".into(), "-o".into(), out.clone().into(), input.into()];
+    run(&llc.bin.join("opt"), &args)?;
+    let mut ir = fs::read_to_string(&out).map_err(LinkError::io("read", &out))?;
+    if let Some(module) = amd_lanes::asm_module(llc.cpu) {
+        // Its declaration is in the module already (`amd_lanes::ir`).
+        for line in module.lines().filter(|l| l.starts_with("module asm ")) {
+            ir.push_str(line);
+            ir.push('\n');
+        }
+    }
+    Ok(amd_parts::split(&ir, amd_parts::PARTS))
+}
+
+/// amdgcn, a large module: `llc` on `parts` ([`amd_parts::split`]), at once,
+/// each part's object reused from the part cache when its text is unchanged,
+/// then one shared object ([`amd_parts`] says why and how the kernel keeps
+/// its register figures).
+fn emit_amdgpu_in_parts(llc: &Llc, mut parts: Vec<String>, jobs: usize, output: &Path) -> Result<(), LinkError> {
+    let cache = PartCache::open(output, llc)?;
+    let verbose = std::env::var_os("GPU_LD_VERBOSE").is_some();
+    let started = std::time::Instant::now();
+    // Every part but the kernels', biggest first, `jobs` at a time.
+    let mut order: Vec<usize> = (1..parts.len()).collect();
+    order.sort_by_key(|&k| std::cmp::Reverse(parts[k].len()));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: Vec<Result<Vec<(usize, CompiledPart)>, LinkError>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..jobs.min(order.len()))
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(&k) = order.get(i) else { break };
+                        done.push((k, cache.compile(llc, &parts[k], k, true)?));
+                    }
+                    Ok(done)
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap_or(Err(LinkError::LlcPanicked))).collect()
+    });
+    let mut compiled: Vec<Option<CompiledPart>> = (0..parts.len()).map(|_| None).collect();
+    for result in results {
+        for (k, part) in result? {
+            compiled[k] = Some(part);
+        }
+    }
+    let regs = compiled.iter().flatten().fold(gpu_toolchain::codecheck::Registers::default(), |r, p| r.max(p.registers));
+    parts[0] = amd_parts::with_register_floor(&parts[0], regs);
+    compiled[0] = Some(cache.compile(llc, &parts[0], 0, false)?);
+    let compiled: Vec<CompiledPart> = compiled.into_iter().flatten().collect();
+    if verbose {
+        let reused = compiled.iter().filter(|p| p.reused).count();
+        eprintln!(
+            "gpu-ld: llc in {} parts, {jobs} at a time, {reused} reused from {}: {:.1} s; kernel floor {}",
+            compiled.len(),
+            cache.dir.display(),
+            started.elapsed().as_secs_f64(),
+            regs.to_line()
+        );
+    }
+    let mut args: Vec<OsString> =
+        vec!["-flavor".into(), "gnu".into(), "-shared".into(), "--no-undefined".into(), "-o".into(), output.into()];
+    args.extend(compiled.iter().map(|p| p.object.clone().into_os_string()));
+    run(&llc.bin.join("rust-lld"), &args)?;
+    cache.keep_only(&compiled);
+    Ok(())
+}
+
+/// A part's object, and the highest registers its machine code names.
+struct CompiledPart {
+    object: PathBuf,
+    registers: gpu_toolchain::codecheck::Registers,
+    reused: bool,
+}
+
+/// The objects of one output's parts, by the hash of what made them: the
+/// part's text, `llc`'s arguments and the `llc` file. Beside the output
+/// (`NAME.gpu-ld-parts/`), holding the last link's parts only.
+struct PartCache {
+    dir: PathBuf,
+    /// What every key starts with: `llc` and its arguments.
+    salt: String,
+}
+
+impl PartCache {
+    fn open(output: &Path, llc: &Llc) -> Result<PartCache, LinkError> {
+        let dir = output.with_extension("gpu-ld-parts");
+        fs::create_dir_all(&dir).map_err(LinkError::io("create", &dir))?;
+        let tool = llc.bin.join("llc");
+        let meta = fs::metadata(&tool).map_err(LinkError::io("read", &tool))?;
+        let mtime = meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos());
+        let salt = format!("{} {} {mtime}\n{:?}\n", tool.display(), meta.len(), llc.args(&["-filetype=obj"]));
+        Ok(PartCache { dir, salt })
+    }
+
+    /// Part `k`'s object: from the cache, else `llc` (with its `.note`, the
+    /// code object's metadata, removed when `strip_note`: only the kernels'
+    /// part may carry it) and the disassembly's register figures.
+    fn compile(&self, llc: &Llc, ir: &str, k: usize, strip_note: bool) -> Result<CompiledPart, LinkError> {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        h.update(self.salt.as_bytes());
+        h.update([u8::from(strip_note)]);
+        h.update(ir.as_bytes());
+        let key: String = h.finalize().iter().take(16).map(|b| format!("{b:02x}")).collect();
+        let object = self.dir.join(format!("{key}.o"));
+        let regs_file = self.dir.join(format!("{key}.regs"));
+        if object.exists()
+            && let Ok(line) = fs::read_to_string(&regs_file)
+            && let Some(registers) = gpu_toolchain::codecheck::Registers::from_line(&line)
+        {
+            return Ok(CompiledPart { object, registers, reused: true });
+        }
+        let text = llc.work.join(format!("part{k}.ll"));
+        fs::write(&text, ir).map_err(LinkError::io("write", &text))?;
+        let fresh = llc.work.join(format!("part{k}.o"));
+        llc.compile(&text, &fresh, &["-filetype=obj"])?;
+        if strip_note {
+            run(&llc.bin.join("llvm-objcopy"), &["--remove-section=.note".into(), fresh.clone().into()])?;
+        }
+        let out = Command::new(llc.bin.join("llvm-objdump"))
+            .args(["-d", "--no-show-raw-insn", "--no-leading-addr"])
+            .arg(&fresh)
+            .output()
+            .map_err(|source| LinkError::Spawn { tool: llc.bin.join("llvm-objdump"), source })?;
+        if !out.status.success() {
+            return Err(LinkError::Tool { tool: llc.bin.join("llvm-objdump"), stderr: String::from_utf8_lossy(&out.stderr).into_owned() });
+        }
+        let registers = gpu_toolchain::codecheck::registers_named(&String::from_utf8_lossy(&out.stdout));
+        // The figures first, the object last: an object in the cache has them.
+        fs::write(&regs_file, registers.to_line()).map_err(LinkError::io("write", &regs_file))?;
+        fs::copy(&fresh, self.dir.join(format!("{key}.o.tmp"))).map_err(LinkError::io("write", &object))?;
+        fs::rename(self.dir.join(format!("{key}.o.tmp")), &object).map_err(LinkError::io("write", &object))?;
+        Ok(CompiledPart { object, registers, reused: false })
+    }
+
+    /// Removes what this link did not use (best effort).
+    fn keep_only(&self, used: &[CompiledPart]) {
+        let keep: std::collections::HashSet<String> = used
+            .iter()
+            .filter_map(|p| p.object.file_stem().map(|s| s.to_string_lossy().into_owned()))
+            .collect();
+        let Ok(entries) = fs::read_dir(&self.dir) else { return };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let stem = name.split('.').next().unwrap_or("");
+            if !keep.contains(stem) {
+                let _ = fs::remove_file(entry.path());
+            }
+        }
+    }
 }
 
 /// How many `llc`s a link of `ir_bytes` of LLVM assembly runs at once:

@@ -6,8 +6,9 @@
 //! it instruction selection spread over a thousand functions), and it runs
 //! on one core. Nothing whole-program is left for it to do: every function
 //! compiles on its own. `ptxas` later sees the merged PTX whole, so no
-//! optimization is lost; AMD is not split, since its kernel's register and
-//! scratch figures come from the call graph inside one module.
+//! optimization is lost. AMD has a split of its own ([`crate::amd_parts`]):
+//! its parts are linked as objects, must keep the kernel's register figures,
+//! and are cached across links.
 //!
 //! Each part holds every line that is not a definition (types, declarations,
 //! attributes, metadata), every global variable (defined in part 0,
@@ -180,13 +181,13 @@ fn ptx_name(name: &str) -> String {
     s
 }
 
-fn global_name(line: &str) -> &str {
+pub(crate) fn global_name(line: &str) -> &str {
     let rest = &line[1..];
     &rest[..rest.find(" = ").unwrap_or(rest.len())]
 }
 
 /// `line` with its local linkage (the word after `after`) made `hidden`.
-fn made_hidden(line: &str, local: bool, after: &str) -> String {
+pub(crate) fn made_hidden(line: &str, local: bool, after: &str) -> String {
     if !local {
         return line.to_string();
     }
@@ -198,7 +199,7 @@ fn made_hidden(line: &str, local: bool, after: &str) -> String {
 
 /// `define` header → `declare` (arguments may keep their names; metadata
 /// attachments such as `!dbg !12`, which a declaration may not carry, go).
-fn function_declaration(header: &str, local: bool) -> Option<String> {
+pub(crate) fn function_declaration(header: &str, local: bool) -> Option<String> {
     let head = made_hidden(header, local, "define ");
     let mut body = head.strip_prefix("define ")?.trim_end().strip_suffix('{')?.trim_end();
     // Attachments come last, each `!kind !N`.
@@ -214,7 +215,7 @@ fn function_declaration(header: &str, local: bool) -> Option<String> {
 
 /// A global variable's definition → an `external` declaration of the same
 /// type and alignment.
-fn global_declaration(line: &str, local: bool) -> Option<String> {
+pub(crate) fn global_declaration(line: &str, local: bool) -> Option<String> {
     let name = global_name(line);
     let rest = &line[line.find(" = ")? + 3..];
     let mut kept = vec!["external"];
