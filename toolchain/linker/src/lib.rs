@@ -414,7 +414,8 @@ pub fn link(args: &LinkArgs) -> Result<(), LinkError> {
     let depth_checks = args.target == Target::Nvptx && !flag("GPU_NO_DEPTH_CHECKS");
     let passes = Passes { share: !private, device_scope, depth_checks };
     let rewritten = rewrite_ir(&bin, &work, &optimized, args.target, passes)?;
-    let llc = Llc { bin: &bin, work: &work, cpu: &cpu, opt_level };
+    let flags = codegen_flags(args.target);
+    let llc = Llc { bin: &bin, work: &work, cpu: &cpu, opt_level, flags: &flags };
     match args.target {
         Target::Nvptx => emit_ptx(&llc, rewritten, optimized, args.max_registers, output)?,
         Target::Amdgcn => {
@@ -446,6 +447,27 @@ struct Llc<'a> {
     work: &'a Path,
     cpu: &'a str,
     opt_level: &'a str,
+    /// Target flags for every `llc` of the link ([`codegen_flags`]).
+    flags: &'a [String],
+}
+
+/// `llc` flags a target's links get besides the CPU and level.
+///
+/// amdgcn: `-enable-ipra=0`. AMDGPU turns LLVM's interprocedural register
+/// allocation on, under which a function local to the module saves none of
+/// the callee-saved registers it uses and each caller saves what it keeps
+/// live across the call instead: with Rust's many small calls, every call
+/// site grew SGPR saves to VGPR lanes (`v_writelane`/`v_readlane`: 24,000 in
+/// hello-threads for gfx90a). Without it hello-threads' gfx90a machine code
+/// is 32 % smaller (541 to 369 KB) and `llc` a quarter faster. No AMD GPU
+/// could measure the speed either way; `GPU_LD_AMD_IPRA=1` at build time
+/// turns it back on.
+fn codegen_flags(target: Target) -> Vec<String> {
+    match target {
+        Target::Amdgcn if std::env::var("GPU_LD_AMD_IPRA").is_ok_and(|v| v == "1") => Vec::new(),
+        Target::Amdgcn => vec!["-enable-ipra=0".into()],
+        Target::Nvptx => Vec::new(),
+    }
 }
 
 impl Llc<'_> {
@@ -497,6 +519,7 @@ impl Llc<'_> {
     /// `llc`'s arguments before the files.
     fn args(&self, extra: &[&str]) -> Vec<OsString> {
         let mut args: Vec<OsString> = vec![format!("-mcpu={}", self.cpu).into(), format!("-O{}", self.opt_level.min("3")).into()];
+        args.extend(self.flags.iter().map(OsString::from));
         args.extend(extra.iter().map(OsString::from));
         args
     }
