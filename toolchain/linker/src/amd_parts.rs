@@ -50,7 +50,7 @@ use crate::split::{function_declaration, global_declaration, global_name, made_h
 /// Parts a large module is cut into (part 0, the kernels, included). More
 /// parts make an edit recompile less, and cost each `llc` the module's
 /// declarations it needs: 16 keeps a part of real-crates near 2 MB of IR.
-pub const PARTS: usize = 16;
+pub const PARTS: usize = 32;
 
 /// The kernel calling convention's keyword in a `define` line.
 const KERNEL_CC: &str = " amdgpu_kernel ";
