@@ -48,8 +48,9 @@ use crate::shared_stack::function_name;
 use crate::split::{function_declaration, global_declaration, global_name, made_hidden};
 
 /// Parts a large module is cut into (part 0, the kernels, included). More
-/// parts make an edit recompile less, and cost each `llc` the module's
-/// declarations it needs: 16 keeps a part of real-crates near 2 MB of IR.
+/// parts make an edit recompile less, and cost each `llc` the declarations
+/// and metadata its part needs: at 32 a part of real-crates is about 1.4 MB
+/// of IR, and an edit of `main.rs` rebuilt in 33 to 35 s against 41 s at 16.
 pub const PARTS: usize = 32;
 
 /// The kernel calling convention's keyword in a `define` line.
