@@ -45,7 +45,7 @@ use std::collections::{HashMap, HashSet};
 use gpu_toolchain::codecheck::Registers;
 
 use crate::shared_stack::function_name;
-use crate::split::{function_declaration, global_declaration, global_name, made_hidden};
+use crate::split::{function_at, function_declaration, global_declaration, global_name, made_hidden};
 
 /// Parts a large module is cut into (part 0, the kernels, included). More
 /// parts make an edit recompile less, and cost each `llc` the declarations
@@ -83,14 +83,12 @@ pub fn split(ir: &str, parts: usize) -> Option<Vec<String>> {
     while i < lines.len() {
         let line = lines[i];
         if line.starts_with("define ") {
-            let end = i + lines[i..].iter().position(|l| *l == "}")?;
-            let local = matches!(line.split_whitespace().nth(1), Some("internal" | "private"));
-            let name = function_name(line);
+            let (body, local) = function_at(&lines, i)?;
             if line[line.find('@')?..].starts_with("@\"") {
                 return None;
             }
-            items.push(Item::Function { name, lines: &lines[i..=end], local, kernel: line.contains(KERNEL_CC) });
-            i = end + 1;
+            items.push(Item::Function { name: function_name(line), lines: body, local, kernel: line.contains(KERNEL_CC) });
+            i += body.len();
             continue;
         }
         if let Some(rest) = line.strip_prefix("declare ") {

@@ -55,12 +55,11 @@ pub fn split(ir: &str, parts: usize) -> Option<Split> {
     while i < lines.len() {
         let line = lines[i];
         if line.starts_with("define ") {
-            let end = i + lines[i..].iter().position(|l| *l == "}")?;
-            let local = matches!(line.split_whitespace().nth(1), Some("internal" | "private"));
+            let (body, local) = function_at(&lines, i)?;
             let after_params = line.find('(').and_then(|p| closing_paren(&line[p..]).map(|c| &line[p + c + 1..])).unwrap_or("");
             let always_inline = after_params.split_whitespace().any(|t| t == "alwaysinline" || inline_groups.contains(t));
-            items.push(Item::Function { lines: &lines[i..=end], local, always_inline, owner: 0 });
-            i = end + 1;
+            items.push(Item::Function { lines: body, local, always_inline, owner: 0 });
+            i += body.len();
             continue;
         }
         if line.starts_with('$') {
@@ -165,6 +164,14 @@ pub fn split(ir: &str, parts: usize) -> Option<Split> {
         }
     }
     Some(Split { parts: out, localized })
+}
+
+/// The function whose `define` line is `lines[i]`: its lines through the
+/// closing `}`, and whether its linkage is local.
+pub(crate) fn function_at<'a>(lines: &'a [&'a str], i: usize) -> Option<(&'a [&'a str], bool)> {
+    let end = i + lines[i..].iter().position(|l| *l == "}")?;
+    let local = matches!(lines[i].split_whitespace().nth(1), Some("internal" | "private"));
+    Some((&lines[i..=end], local))
 }
 
 /// The name NVPTX gives a symbol: `.` and other characters PTX does not
