@@ -23,7 +23,12 @@
 //! - inline assembly loses its `!srcloc` (a source position `llc` only
 //!   prints in its own error messages, which moves with every edit of the
 //!   crate that inlined it);
-//! - the kernels go alone to part 0, which is compiled last (below).
+//! - the kernels go alone to part 0, which is compiled last (below);
+//! - the rewrites' `alwaysinline` helpers are copied into each part that
+//!   names them, local, and each part runs the `always-inline` and
+//!   `mergefunc` passes itself: one `opt` over the whole module took 4 s of
+//!   every link, and now only the parts that changed pay for theirs.
+//!   Identical functions in different parts stay two.
 //!
 //! What the single module gave and parts must give too: the kernel's register
 //! figures. AMD sizes a kernel's register allocation from the call graph in
@@ -45,7 +50,7 @@ use std::collections::{HashMap, HashSet};
 use gpu_toolchain::codecheck::Registers;
 
 use crate::shared_stack::function_name;
-use crate::split::{function_at, function_declaration, global_declaration, global_name, made_hidden};
+use crate::split::{function_at, function_declaration, global_declaration, global_name, inline_groups, is_always_inline, made_hidden};
 
 /// Parts a large module is cut into (part 0, the kernels, included). More
 /// parts make an edit recompile less, and cost each `llc` the declarations
@@ -57,7 +62,9 @@ pub const PARTS: usize = 32;
 const KERNEL_CC: &str = " amdgpu_kernel ";
 
 enum Item<'a> {
-    Function { name: &'a str, lines: &'a [&'a str], local: bool, kernel: bool },
+    /// `inline`: a local `alwaysinline` function (the rewrites' helpers),
+    /// copied into every part that names it and inlined there.
+    Function { name: &'a str, lines: &'a [&'a str], local: bool, kernel: bool, inline: bool },
     Declaration { name: &'a str, line: &'a str },
     Global { name: &'a str, line: &'a str, local: bool, appending: bool },
 }
@@ -67,14 +74,14 @@ enum Item<'a> {
 /// part its name hashes to. Local symbols become `hidden`, so the parts reach
 /// each other when linked into one shared object. `None` for what this does
 /// not handle (comdats, aliases, ifuncs, quoted or unnamed globals, named
-/// types), for fewer than 3 parts, and for a module without a kernel.
+/// types, module assembly), for fewer than 3 parts, and for a module without a kernel.
 pub fn split(ir: &str, parts: usize) -> Option<Vec<String>> {
     if parts < 3 {
         return None;
     }
     let lines: Vec<&str> = ir.lines().collect();
+    let inline_groups = inline_groups(&lines);
     let mut header: Vec<&str> = Vec::new();
-    let mut module_asm: Vec<&str> = Vec::new();
     let mut named_metadata: Vec<&str> = Vec::new();
     let mut metadata: HashMap<u32, &str> = HashMap::new();
     let mut attributes: HashMap<u32, &str> = HashMap::new();
@@ -87,7 +94,8 @@ pub fn split(ir: &str, parts: usize) -> Option<Vec<String>> {
             if line[line.find('@')?..].starts_with("@\"") {
                 return None;
             }
-            items.push(Item::Function { name: function_name(line), lines: body, local, kernel: line.contains(KERNEL_CC) });
+            let inline = local && is_always_inline(line, &inline_groups);
+            items.push(Item::Function { name: function_name(line), lines: body, local, kernel: line.contains(KERNEL_CC), inline });
             i += body.len();
             continue;
         }
@@ -124,7 +132,7 @@ pub fn split(ir: &str, parts: usize) -> Option<Vec<String>> {
                 Err(_) => named_metadata.push(line),
             }
         } else if line.starts_with("module asm ") {
-            module_asm.push(line);
+            return None; // each part's `opt` would refuse it (gpu-ld links it in after)
         } else if line.starts_with("target ") || line.starts_with("source_filename ") {
             header.push(line);
         } else if line.starts_with('$') || line.starts_with('%') {
@@ -148,7 +156,7 @@ pub fn split(ir: &str, parts: usize) -> Option<Vec<String>> {
     // that names it.
     let mut first_user: HashMap<&str, &str> = HashMap::new();
     for item in &items {
-        if let Item::Function { name, lines, kernel: false, .. } = item {
+        if let Item::Function { name, lines, kernel: false, inline: false, .. } = item {
             let me = renames.get(name).copied().unwrap_or(name);
             for line in &lines[1..] {
                 for_each_ref(line, |r| {
@@ -163,10 +171,14 @@ pub fn split(ir: &str, parts: usize) -> Option<Vec<String>> {
         }
     }
     let mut declarations: HashMap<&str, String> = HashMap::new();
+    let mut inline: HashMap<&str, &Item> = HashMap::new();
     let mut owned: Vec<Vec<&Item>> = (0..parts).map(|_| Vec::new()).collect();
     for item in &items {
         match item {
-            Item::Function { name, lines, local, kernel } => {
+            Item::Function { name, inline: true, .. } => {
+                inline.insert(name, item);
+            }
+            Item::Function { name, lines, local, kernel, .. } => {
                 owned[if *kernel { 0 } else { owner(name) }].push(item);
                 declarations.insert(name, function_declaration(lines[0], *local)?);
             }
@@ -187,12 +199,17 @@ pub fn split(ir: &str, parts: usize) -> Option<Vec<String>> {
         }
     }
 
-    let tables =
-        Tables { header: &header, named_metadata: &named_metadata, metadata: &metadata, attributes: &attributes, renames: &renames };
+    let tables = Tables {
+        header: &header,
+        named_metadata: &named_metadata,
+        metadata: &metadata,
+        attributes: &attributes,
+        renames: &renames,
+        inline: &inline,
+    };
     let mut out = Vec::with_capacity(parts);
-    for (p, mine) in owned.iter().enumerate() {
-        let asm: &[&str] = if p == 1 { &module_asm } else { &[] };
-        out.push(write_part(mine, asm, &declarations, &tables)?);
+    for mine in &owned {
+        out.push(write_part(mine, &declarations, &tables)?);
     }
     Some(out)
 }
@@ -204,6 +221,8 @@ struct Tables<'a> {
     attributes: &'a HashMap<u32, &'a str>,
     /// Local symbols' new names ([`stable_names`]).
     renames: &'a HashMap<&'a str, &'a str>,
+    /// The `alwaysinline` functions, by name.
+    inline: &'a HashMap<&'a str, &'a Item<'a>>,
 }
 
 /// The local symbols whose names end in `.llvm.<number>`, each to its name
@@ -232,7 +251,7 @@ fn stable_names<'a>(items: &[Item<'a>]) -> HashMap<&'a str, &'a str> {
 
 /// One part: its definitions sorted by name, then the declarations of what
 /// they name, then its attribute groups and metadata, renumbered.
-fn write_part(mine: &[&Item], module_asm: &[&str], declarations: &HashMap<&str, String>, t: &Tables) -> Option<String> {
+fn write_part(mine: &[&Item], declarations: &HashMap<&str, String>, t: &Tables) -> Option<String> {
     let mut defined: Vec<(&str, Vec<String>)> = Vec::new();
     for item in mine {
         match item {
@@ -244,6 +263,29 @@ fn write_part(mine: &[&Item], module_asm: &[&str], declarations: &HashMap<&str, 
             Item::Global { name, line, local, .. } => defined.push((name, vec![made_hidden(line, *local, "= ")])),
             Item::Declaration { .. } => unreachable!("declarations are not owned"),
         }
+    }
+    // A copy of each `alwaysinline` function the part names, and of those
+    // they name, local to the part.
+    let mut copied: HashSet<&str> = HashSet::new();
+    let mut k = 0;
+    while k < defined.len() {
+        let mut found: Vec<&str> = Vec::new();
+        for line in &defined[k].1 {
+            for_each_ref(line, |r| {
+                if let Ref::Symbol(s) = r
+                    && let Some((name, _)) = t.inline.get_key_value(s)
+                    && copied.insert(name)
+                {
+                    found.push(name);
+                }
+            });
+        }
+        for name in found {
+            if let Some(Item::Function { lines, .. }) = t.inline.get(name) {
+                defined.push((name, lines.iter().map(|l| without_srcloc(l)).collect()));
+            }
+        }
+        k += 1;
     }
     let stable = |name: &str| t.renames.get(name).copied().unwrap_or(name).to_string();
     defined.sort_by_cached_key(|(name, _)| stable(name));
@@ -315,7 +357,7 @@ fn write_part(mine: &[&Item], module_asm: &[&str], declarations: &HashMap<&str, 
         renumbered(&mut s, line, &md_new, &attr_new, t.renames);
         s.push('\n');
     };
-    for l in t.header.iter().chain(module_asm) {
+    for l in t.header {
         put(l);
     }
     for l in defined.iter().flat_map(|(_, l)| l) {
@@ -590,11 +632,29 @@ attributes #2 = { cold noreturn nounwind }
     }
 
     #[test]
+    fn always_inline_helpers_are_copied_where_named() {
+        let ir = IR
+            .replace("  call void @llvm.trap() #2\n", "  call void @helper()\n  call void @llvm.trap() #2\n")
+            .replace("  ret void\n}\n\ndefine amdgpu_kernel", "  call void @helper()\n  ret void\n}\n\ndefine amdgpu_kernel")
+            .replace("declare void @llvm.trap() #2", "define internal void @helper() #3 {\n  call void @inner()\n  ret void\n}\n\ndefine internal void @inner() alwaysinline {\n  ret void\n}\n\ndeclare void @llvm.trap() #2")
+            .replace("attributes #2 = { cold noreturn nounwind }", "attributes #2 = { cold noreturn nounwind }\nattributes #3 = { alwaysinline nounwind }");
+        let parts = split(&ir, 4).unwrap();
+        let all = parts.join("\n");
+        for def in ["define hidden fastcc void @big(", "define hidden void @small("] {
+            let p = part_with(&parts, def);
+            assert!(p.contains("define internal void @helper() #") && p.contains("define internal void @inner() alwaysinline {"), "{p}");
+        }
+        assert!(!all.contains("declare hidden void @helper"), "{all}");
+        assert!(!parts[0].contains("@helper"), "the kernel names no helper: {}", parts[0]);
+    }
+
+    #[test]
     fn declines_what_it_does_not_handle() {
         assert!(split(IR, 2).is_none());
         assert!(split(&IR.replace("amdgpu_kernel ", ""), 4).is_none(), "no kernel");
         assert!(split(&IR.replace("source_filename", "$c = comdat any\nsource_filename"), 4).is_none());
         assert!(split(&format!("{IR}\n@a = internal alias i8, ptr @flag\n"), 4).is_none());
+        assert!(split(&format!("{IR}\nmodule asm \".text\"\n"), 4).is_none());
     }
 
     #[test]

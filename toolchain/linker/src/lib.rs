@@ -421,7 +421,7 @@ pub fn link(args: &LinkArgs) -> Result<(), LinkError> {
         Target::Amdgcn => {
             let jobs = amd_codegen_jobs(rewritten.as_ref().map_or(0, String::len))?;
             let parts = match (jobs, &rewritten) {
-                (Some(_), Some(ir)) => amd_parts_of(&llc, ir)?,
+                (Some(_), Some(ir)) => amd_parts_of(ir),
                 _ => None,
             };
             match (parts, jobs) {
@@ -439,6 +439,9 @@ pub fn link(args: &LinkArgs) -> Result<(), LinkError> {
     }
     Ok(())
 }
+
+/// The `opt` passes between the rewrites and `llc` ([`Llc::always_inline`]).
+const INLINE_PASSES: &str = "-passes=always-inline,mergefunc";
 
 /// How `llc` runs, and the `opt` run before it that inlines the rewrites'
 /// helpers and merges identical functions.
@@ -487,7 +490,7 @@ impl Llc<'_> {
         let text = self.work.join(format!("{name}.ll"));
         fs::write(&text, ir).map_err(LinkError::io("write", &text))?;
         let out = self.work.join(format!("{name}.bc"));
-        let args = ["-passes=always-inline,mergefunc".into(), format!("-mcpu={}", self.cpu).into(), "-o".into(), out.clone().into(), text.into()];
+        let args = [INLINE_PASSES.into(), format!("-mcpu={}", self.cpu).into(), "-o".into(), out.clone().into(), text.into()];
         run(&self.bin.join("opt"), &args)?;
         Ok(out)
     }
@@ -560,25 +563,11 @@ fn amd_codegen_jobs(ir_bytes: usize) -> Result<Option<usize>, LinkError> {
     })
 }
 
-/// amdgcn: the rewritten module with its helpers inlined and identical
-/// functions merged (as [`Llc::always_inline`], but to LLVM assembly) and the
-/// whole-wave call's module assembly added, cut into parts; `None` where
-/// [`amd_parts::split`] declines it.
-fn amd_parts_of(llc: &Llc, rewritten: &str) -> Result<Option<Vec<String>>, LinkError> {
-    let input = llc.work.join("rewritten.ll");
-    fs::write(&input, rewritten).map_err(LinkError::io("write", &input))?;
-    let out = llc.work.join("inlined.ll");
-    let args = ["-passes=always-inline,mergefunc".into(), format!("-mcpu={}", llc.cpu).into(), "-S".into(), "-o".into(), out.clone().into(), input.into()];
-    run(&llc.bin.join("opt"), &args)?;
-    let mut ir = fs::read_to_string(&out).map_err(LinkError::io("read", &out))?;
-    if let Some(module) = amd_lanes::asm_module(llc.cpu) {
-        // Its declaration is in the module already (`amd_lanes::ir`).
-        for line in module.lines().filter(|l| l.starts_with("module asm ")) {
-            ir.push_str(line);
-            ir.push('\n');
-        }
-    }
-    Ok(amd_parts::split(&ir, amd_parts::PARTS))
+/// amdgcn: the rewritten module cut into parts ([`amd_parts::split`]; each
+/// part inlines its helpers and merges identical functions itself,
+/// [`PartCache::compile`]); `None` where the split declines it.
+fn amd_parts_of(rewritten: &str) -> Option<Vec<String>> {
+    amd_parts::split(rewritten, amd_parts::PARTS)
 }
 
 /// amdgcn, a large module: `llc` on `parts` ([`amd_parts::split`]), at once,
@@ -587,6 +576,9 @@ fn amd_parts_of(llc: &Llc, rewritten: &str) -> Result<Option<Vec<String>>, LinkE
 /// its register figures).
 fn emit_amdgpu_in_parts(llc: &Llc, mut parts: Vec<String>, jobs: usize, output: &Path) -> Result<(), LinkError> {
     let cache = PartCache::open(output, llc)?;
+    // The whole-wave call's module assembly goes into part 1 after its
+    // `opt`, which would refuse it ([`with_amd_whole_wave_call`]).
+    let asm = amd_lanes::asm_module(llc.cpu);
     let verbose = std::env::var_os("GPU_LD_VERBOSE").is_some();
     let started = std::time::Instant::now();
     // Every part but the kernels', biggest first, `jobs` at a time.
@@ -601,7 +593,7 @@ fn emit_amdgpu_in_parts(llc: &Llc, mut parts: Vec<String>, jobs: usize, output: 
                     loop {
                         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let Some(&k) = order.get(i) else { break };
-                        done.push((k, cache.compile(llc, &parts[k], k, true)?));
+                        done.push((k, cache.compile(llc, &parts[k], k, true, if k == 1 { asm.as_deref() } else { None })?));
                     }
                     Ok(done)
                 })
@@ -617,7 +609,7 @@ fn emit_amdgpu_in_parts(llc: &Llc, mut parts: Vec<String>, jobs: usize, output: 
     }
     let regs = compiled.iter().flatten().fold(gpu_toolchain::codecheck::Registers::default(), |r, p| r.max(p.registers));
     parts[0] = amd_parts::with_register_floor(&parts[0], regs);
-    compiled[0] = Some(cache.compile(llc, &parts[0], 0, false)?);
+    compiled[0] = Some(cache.compile(llc, &parts[0], 0, false, None)?);
     let compiled: Vec<CompiledPart> = compiled.into_iter().flatten().collect();
     if verbose {
         let reused = compiled.iter().filter(|p| p.reused).count();
@@ -660,18 +652,20 @@ impl PartCache {
         let tool = llc.bin.join("llc");
         let meta = fs::metadata(&tool).map_err(LinkError::io("read", &tool))?;
         let mtime = meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos());
-        let salt = format!("{} {} {mtime}\n{:?}\n", tool.display(), meta.len(), llc.args(&["-filetype=obj"]));
+        let salt = format!("{} {} {mtime}\n{INLINE_PASSES}\n{:?}\n", tool.display(), meta.len(), llc.args(&["-filetype=obj"]));
         Ok(PartCache { dir, salt })
     }
 
-    /// Part `k`'s object: from the cache, else `llc` (with its `.note`, the
-    /// code object's metadata, removed when `strip_note`: only the kernels'
-    /// part may carry it) and the disassembly's register figures.
-    fn compile(&self, llc: &Llc, ir: &str, k: usize, strip_note: bool) -> Result<CompiledPart, LinkError> {
+    /// Part `k`'s object: from the cache, else `opt` ([`Llc::always_inline`]),
+    /// `asm` (module assembly) linked in, `llc` (with its `.note`, the code
+    /// object's metadata, removed when `strip_note`: only the kernels' part
+    /// may carry it) and the disassembly's register figures.
+    fn compile(&self, llc: &Llc, ir: &str, k: usize, strip_note: bool, asm: Option<&str>) -> Result<CompiledPart, LinkError> {
         use sha2::{Digest, Sha256};
         let mut h = Sha256::new();
         h.update(self.salt.as_bytes());
         h.update([u8::from(strip_note)]);
+        h.update(asm.unwrap_or("").as_bytes());
         h.update(ir.as_bytes());
         let key: String = h.finalize().iter().take(16).map(|b| format!("{b:02x}")).collect();
         let object = self.dir.join(format!("{key}.o"));
@@ -682,10 +676,16 @@ impl PartCache {
         {
             return Ok(CompiledPart { object, registers, reused: true });
         }
-        let text = llc.work.join(format!("part{k}.ll"));
-        fs::write(&text, ir).map_err(LinkError::io("write", &text))?;
+        let mut inlined = llc.always_inline(ir, &format!("part{k}"))?;
+        if let Some(module) = asm {
+            let asm_file = llc.work.join("amd-lanes-asm.ll");
+            fs::write(&asm_file, module).map_err(LinkError::io("write", &asm_file))?;
+            let linked = llc.work.join(format!("part{k}-asm.bc"));
+            run(&llc.bin.join("llvm-link"), &["-o".into(), linked.clone().into(), inlined.into(), asm_file.into()])?;
+            inlined = linked;
+        }
         let fresh = llc.work.join(format!("part{k}.o"));
-        llc.compile(&text, &fresh, &["-filetype=obj"])?;
+        llc.compile(&inlined, &fresh, &["-filetype=obj"])?;
         if strip_note {
             run(&llc.bin.join("llvm-objcopy"), &["--remove-section=.note".into(), fresh.clone().into()])?;
         }

@@ -43,12 +43,7 @@ enum Item<'a> {
 /// handle (aliases, ifuncs, comdats, unnamed globals).
 pub fn split(ir: &str, parts: usize) -> Option<Split> {
     let lines: Vec<&str> = ir.lines().collect();
-    let inline_groups: HashSet<&str> = lines
-        .iter()
-        .filter_map(|l| l.strip_prefix("attributes "))
-        .filter(|l| l.split(|c: char| !c.is_ascii_alphanumeric() && c != '_').any(|w| w == "alwaysinline"))
-        .filter_map(|l| l.split_whitespace().next())
-        .collect();
+    let inline_groups = inline_groups(&lines);
 
     let mut items = Vec::new();
     let mut i = 0;
@@ -56,8 +51,7 @@ pub fn split(ir: &str, parts: usize) -> Option<Split> {
         let line = lines[i];
         if line.starts_with("define ") {
             let (body, local) = function_at(&lines, i)?;
-            let after_params = line.find('(').and_then(|p| closing_paren(&line[p..]).map(|c| &line[p + c + 1..])).unwrap_or("");
-            let always_inline = after_params.split_whitespace().any(|t| t == "alwaysinline" || inline_groups.contains(t));
+            let always_inline = is_always_inline(line, &inline_groups);
             items.push(Item::Function { lines: body, local, always_inline, owner: 0 });
             i += body.len();
             continue;
@@ -164,6 +158,23 @@ pub fn split(ir: &str, parts: usize) -> Option<Split> {
         }
     }
     Some(Split { parts: out, localized })
+}
+
+/// The attribute groups (`#N`) that hold `alwaysinline`.
+pub(crate) fn inline_groups<'a>(lines: &[&'a str]) -> HashSet<&'a str> {
+    lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("attributes "))
+        .filter(|l| l.split(|c: char| !c.is_ascii_alphanumeric() && c != '_').any(|w| w == "alwaysinline"))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect()
+}
+
+/// Whether the function of `define` line `header` is `alwaysinline`,
+/// itself or through one of `groups` ([`inline_groups`]).
+pub(crate) fn is_always_inline(header: &str, groups: &HashSet<&str>) -> bool {
+    let after_params = header.find('(').and_then(|p| closing_paren(&header[p..]).map(|c| &header[p + c + 1..])).unwrap_or("");
+    after_params.split_whitespace().any(|t| t == "alwaysinline" || groups.contains(t))
 }
 
 /// The function whose `define` line is `lines[i]`: its lines through the
