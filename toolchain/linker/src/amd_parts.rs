@@ -50,7 +50,10 @@ use std::collections::{HashMap, HashSet};
 use gpu_toolchain::codecheck::Registers;
 
 use crate::shared_stack::function_name;
-use crate::split::{function_at, function_declaration, global_declaration, global_name, inline_groups, is_always_inline, made_hidden};
+use crate::split::{
+    Ref, for_each_ref, function_at, function_declaration, global_declaration, global_name, inline_groups, is_always_inline, made_hidden,
+    scan,
+};
 
 /// Parts a large module is cut into (part 0, the kernels, included). More
 /// parts make an edit recompile less, and cost each `llc` the declarations
@@ -148,16 +151,13 @@ pub fn split(ir: &str, parts: usize) -> Option<Vec<String>> {
 
     let renames = stable_names(&items);
     // Where each definition goes, and what every symbol looks like declared.
-    let owner = |name: &str| {
-        let stable = renames.get(name).copied().unwrap_or(name);
-        1 + (fnv1a(stable.as_bytes()) % (parts as u64 - 1)) as usize
-    };
+    let owner = |name: &str| 1 + (fnv1a(stable_name(&renames, name).as_bytes()) % (parts as u64 - 1)) as usize;
     // A local global's first user: the function of the smallest stable name
     // that names it.
     let mut first_user: HashMap<&str, &str> = HashMap::new();
     for item in &items {
         if let Item::Function { name, lines, kernel: false, inline: false, .. } = item {
-            let me = renames.get(name).copied().unwrap_or(name);
+            let me = stable_name(&renames, name);
             for line in &lines[1..] {
                 for_each_ref(line, |r| {
                     if let Ref::Symbol(s) = r {
@@ -249,6 +249,11 @@ fn stable_names<'a>(items: &[Item<'a>]) -> HashMap<&'a str, &'a str> {
     renames
 }
 
+/// `name` as the parts write it ([`stable_names`]).
+fn stable_name<'a>(renames: &HashMap<&'a str, &'a str>, name: &'a str) -> &'a str {
+    renames.get(name).copied().unwrap_or(name)
+}
+
 /// One part: its definitions sorted by name, then the declarations of what
 /// they name, then its attribute groups and metadata, renumbered.
 fn write_part(mine: &[&Item], declarations: &HashMap<&str, String>, t: &Tables) -> Option<String> {
@@ -287,8 +292,7 @@ fn write_part(mine: &[&Item], declarations: &HashMap<&str, String>, t: &Tables) 
         }
         k += 1;
     }
-    let stable = |name: &str| t.renames.get(name).copied().unwrap_or(name).to_string();
-    defined.sort_by_cached_key(|(name, _)| stable(name));
+    defined.sort_by_key(|(name, _)| stable_name(t.renames, name));
     let own: HashSet<&str> = defined.iter().map(|(n, _)| *n).collect();
 
     // Metadata the part reaches, in the order it reaches it.
@@ -331,7 +335,7 @@ fn write_part(mine: &[&Item], declarations: &HashMap<&str, String>, t: &Tables) 
             }
         });
     }
-    named.sort_unstable_by_key(|s| stable(s));
+    named.sort_unstable_by_key(|s| stable_name(t.renames, s));
     named.dedup();
     let mut decls: Vec<&str> = Vec::with_capacity(named.len());
     for s in named {
@@ -376,54 +380,6 @@ fn write_part(mine: &[&Item], declarations: &HashMap<&str, String>, t: &Tables) 
         put(&format!("!{n} = {}", t.metadata[n]));
     }
     Some(s)
-}
-
-#[derive(Clone, Copy)]
-enum Ref<'a> {
-    Symbol(&'a str),
-    Metadata(u32),
-    Attributes(u32),
-}
-
-/// Calls `f` with each `@symbol`, `!N` and `#N` of `line` outside string
-/// constants, with its byte range.
-fn scan<'a>(line: &'a str, mut f: impl FnMut(Ref<'a>, std::ops::Range<usize>)) {
-    let b = line.as_bytes();
-    let mut in_string = false;
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        if c == b'"' {
-            in_string = !in_string;
-        } else if !in_string && matches!(c, b'@' | b'!' | b'#') {
-            let start = i + 1;
-            let mut end = start;
-            if c == b'@' {
-                while end < b.len() && (b[end].is_ascii_alphanumeric() || b"-$._".contains(&b[end])) {
-                    end += 1;
-                }
-                if end > start {
-                    f(Ref::Symbol(&line[start..end]), i..end);
-                }
-            } else {
-                while end < b.len() && b[end].is_ascii_digit() {
-                    end += 1;
-                }
-                if end > start
-                    && let Ok(n) = line[start..end].parse()
-                {
-                    f(if c == b'!' { Ref::Metadata(n) } else { Ref::Attributes(n) }, i..end);
-                }
-            }
-            i = end.max(i + 1);
-            continue;
-        }
-        i += 1;
-    }
-}
-
-fn for_each_ref<'a>(line: &'a str, mut f: impl FnMut(Ref<'a>)) {
-    scan(line, |r, _| f(r));
 }
 
 /// Appends `line` with its `!N` and `#N` renumbered and its symbols renamed.

@@ -421,7 +421,7 @@ pub fn link(args: &LinkArgs) -> Result<(), LinkError> {
         Target::Amdgcn => {
             let jobs = amd_codegen_jobs(rewritten.as_ref().map_or(0, String::len))?;
             let parts = match (jobs, &rewritten) {
-                (Some(_), Some(ir)) => amd_parts_of(ir),
+                (Some(_), Some(ir)) => amd_parts::split(ir, amd_parts::PARTS),
                 _ => None,
             };
             match (parts, jobs) {
@@ -563,22 +563,12 @@ fn amd_codegen_jobs(ir_bytes: usize) -> Result<Option<usize>, LinkError> {
     })
 }
 
-/// amdgcn: the rewritten module cut into parts ([`amd_parts::split`]; each
-/// part inlines its helpers and merges identical functions itself,
-/// [`PartCache::compile`]); `None` where the split declines it.
-fn amd_parts_of(rewritten: &str) -> Option<Vec<String>> {
-    amd_parts::split(rewritten, amd_parts::PARTS)
-}
-
 /// amdgcn, a large module: `llc` on `parts` ([`amd_parts::split`]), at once,
 /// each part's object reused from the part cache when its text is unchanged,
 /// then one shared object ([`amd_parts`] says why and how the kernel keeps
 /// its register figures).
 fn emit_amdgpu_in_parts(llc: &Llc, mut parts: Vec<String>, jobs: usize, output: &Path) -> Result<(), LinkError> {
     let cache = PartCache::open(output, llc)?;
-    // The whole-wave call's module assembly goes into part 1 after its
-    // `opt`, which would refuse it ([`with_amd_whole_wave_call`]).
-    let asm = amd_lanes::asm_module(llc.cpu);
     let verbose = std::env::var_os("GPU_LD_VERBOSE").is_some();
     let started = std::time::Instant::now();
     // Every part but the kernels', biggest first, `jobs` at a time.
@@ -593,7 +583,8 @@ fn emit_amdgpu_in_parts(llc: &Llc, mut parts: Vec<String>, jobs: usize, output: 
                     loop {
                         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let Some(&k) = order.get(i) else { break };
-                        done.push((k, cache.compile(llc, &parts[k], k, true, if k == 1 { asm.as_deref() } else { None })?));
+                        // Part 1 carries the whole-wave call.
+                        done.push((k, cache.compile(llc, &parts[k], k, true, k == 1)?));
                     }
                     Ok(done)
                 })
@@ -609,7 +600,7 @@ fn emit_amdgpu_in_parts(llc: &Llc, mut parts: Vec<String>, jobs: usize, output: 
     }
     let regs = compiled.iter().flatten().fold(gpu_toolchain::codecheck::Registers::default(), |r, p| r.max(p.registers));
     parts[0] = amd_parts::with_register_floor(&parts[0], regs);
-    compiled[0] = Some(cache.compile(llc, &parts[0], 0, false, None)?);
+    compiled[0] = Some(cache.compile(llc, &parts[0], 0, false, false)?);
     let compiled: Vec<CompiledPart> = compiled.into_iter().flatten().collect();
     if verbose {
         let reused = compiled.iter().filter(|p| p.reused).count();
@@ -657,15 +648,19 @@ impl PartCache {
     }
 
     /// Part `k`'s object: from the cache, else `opt` ([`Llc::always_inline`]),
-    /// `asm` (module assembly) linked in, `llc` (with its `.note`, the code
-    /// object's metadata, removed when `strip_note`: only the kernels' part
-    /// may carry it) and the disassembly's register figures.
-    fn compile(&self, llc: &Llc, ir: &str, k: usize, strip_note: bool, asm: Option<&str>) -> Result<CompiledPart, LinkError> {
+    /// the whole-wave call linked in after it when `lanes`
+    /// ([`with_amd_whole_wave_call`]: `opt` would refuse its assembly), `llc`
+    /// (with its `.note`, the code object's metadata, removed when
+    /// `strip_note`: only the kernels' part may carry it) and the
+    /// disassembly's register figures.
+    fn compile(&self, llc: &Llc, ir: &str, k: usize, strip_note: bool, lanes: bool) -> Result<CompiledPart, LinkError> {
         use sha2::{Digest, Sha256};
         let mut h = Sha256::new();
         h.update(self.salt.as_bytes());
         h.update([u8::from(strip_note)]);
-        h.update(asm.unwrap_or("").as_bytes());
+        if lanes {
+            h.update(amd_lanes::asm_module(llc.cpu).unwrap_or_default().as_bytes());
+        }
         h.update(ir.as_bytes());
         let key: String = h.finalize().iter().take(16).map(|b| format!("{b:02x}")).collect();
         let object = self.dir.join(format!("{key}.o"));
@@ -676,32 +671,24 @@ impl PartCache {
         {
             return Ok(CompiledPart { object, registers, reused: true });
         }
-        let mut inlined = llc.always_inline(ir, &format!("part{k}"))?;
-        if let Some(module) = asm {
-            let asm_file = llc.work.join("amd-lanes-asm.ll");
-            fs::write(&asm_file, module).map_err(LinkError::io("write", &asm_file))?;
-            let linked = llc.work.join(format!("part{k}-asm.bc"));
-            run(&llc.bin.join("llvm-link"), &["-o".into(), linked.clone().into(), inlined.into(), asm_file.into()])?;
-            inlined = linked;
+        let mut bitcode = llc.always_inline(ir, &format!("part{k}"))?;
+        if lanes {
+            bitcode = with_amd_whole_wave_call(llc, bitcode)?;
         }
         let fresh = llc.work.join(format!("part{k}.o"));
-        llc.compile(&inlined, &fresh, &["-filetype=obj"])?;
+        llc.compile(&bitcode, &fresh, &["-filetype=obj"])?;
         if strip_note {
             run(&llc.bin.join("llvm-objcopy"), &["--remove-section=.note".into(), fresh.clone().into()])?;
         }
-        let out = Command::new(llc.bin.join("llvm-objdump"))
-            .args(["-d", "--no-show-raw-insn", "--no-leading-addr"])
-            .arg(&fresh)
-            .output()
-            .map_err(|source| LinkError::Spawn { tool: llc.bin.join("llvm-objdump"), source })?;
-        if !out.status.success() {
-            return Err(LinkError::Tool { tool: llc.bin.join("llvm-objdump"), stderr: String::from_utf8_lossy(&out.stderr).into_owned() });
-        }
-        let registers = gpu_toolchain::codecheck::registers_named(&String::from_utf8_lossy(&out.stdout));
+        let objdump = ["-d", "--no-show-raw-insn", "--no-leading-addr"];
+        let disassembly = gpu_toolchain::codecheck::tool_output(llc.bin, "llvm-objdump", &objdump, &fresh)
+            .map_err(|e| LinkError::Tool { tool: llc.bin.join("llvm-objdump"), stderr: e.to_string() })?;
+        let registers = gpu_toolchain::codecheck::registers_named(&disassembly);
         // The figures first, the object last: an object in the cache has them.
         fs::write(&regs_file, registers.to_line()).map_err(LinkError::io("write", &regs_file))?;
-        fs::copy(&fresh, self.dir.join(format!("{key}.o.tmp"))).map_err(LinkError::io("write", &object))?;
-        fs::rename(self.dir.join(format!("{key}.o.tmp")), &object).map_err(LinkError::io("write", &object))?;
+        let partial = object.with_extension("o.tmp");
+        fs::copy(&fresh, &partial).map_err(LinkError::io("write", &partial))?;
+        fs::rename(&partial, &object).map_err(LinkError::io("write", &object))?;
         Ok(CompiledPart { object, registers, reused: false })
     }
 

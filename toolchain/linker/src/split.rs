@@ -270,38 +270,69 @@ pub(crate) fn global_declaration(line: &str, local: bool) -> Option<String> {
 /// Appends `line` with every renamed `@symbol` outside string constants
 /// replaced.
 fn push_line(out: &mut String, line: &str, renames: &HashMap<String, String>) {
-    if renames.is_empty() || !line.contains('@') {
-        out.push_str(line);
-        out.push('\n');
-        return;
-    }
-    let bytes = line.as_bytes();
-    let mut in_string = false;
     let mut copied = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'"' => in_string = !in_string,
-            b'@' if !in_string => {
-                let start = i + 1;
-                let mut end = start;
-                while end < bytes.len() && (bytes[end].is_ascii_alphanumeric() || b"-$._".contains(&bytes[end])) {
-                    end += 1;
-                }
-                if let Some(new) = renames.get(&line[start..end]) {
-                    out.push_str(&line[copied..start]);
-                    out.push_str(new);
-                    copied = end;
-                }
-                i = end;
-                continue;
+    if !renames.is_empty() && line.contains('@') {
+        scan(line, |r, range| {
+            if let Ref::Symbol(name) = r
+                && let Some(new) = renames.get(name)
+            {
+                out.push_str(&line[copied..range.start + 1]);
+                out.push_str(new);
+                copied = range.end;
             }
-            _ => {}
-        }
-        i += 1;
+        });
     }
     out.push_str(&line[copied..]);
     out.push('\n');
+}
+
+/// A reference in a line of LLVM assembly.
+#[derive(Clone, Copy)]
+pub(crate) enum Ref<'a> {
+    Symbol(&'a str),
+    Metadata(u32),
+    Attributes(u32),
+}
+
+/// Calls `f` with each `@symbol`, `!N` and `#N` of `line` outside string
+/// constants, with its byte range.
+pub(crate) fn scan<'a>(line: &'a str, mut f: impl FnMut(Ref<'a>, std::ops::Range<usize>)) {
+    let b = line.as_bytes();
+    let mut in_string = false;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'"' {
+            in_string = !in_string;
+        } else if !in_string && matches!(c, b'@' | b'!' | b'#') {
+            let start = i + 1;
+            let mut end = start;
+            if c == b'@' {
+                while end < b.len() && (b[end].is_ascii_alphanumeric() || b"-$._".contains(&b[end])) {
+                    end += 1;
+                }
+                if end > start {
+                    f(Ref::Symbol(&line[start..end]), i..end);
+                }
+            } else {
+                while end < b.len() && b[end].is_ascii_digit() {
+                    end += 1;
+                }
+                if end > start
+                    && let Ok(n) = line[start..end].parse()
+                {
+                    f(if c == b'!' { Ref::Metadata(n) } else { Ref::Attributes(n) }, i..end);
+                }
+            }
+            i = end.max(i + 1);
+            continue;
+        }
+        i += 1;
+    }
+}
+
+pub(crate) fn for_each_ref<'a>(line: &'a str, mut f: impl FnMut(Ref<'a>)) {
+    scan(line, |r, _| f(r));
 }
 
 #[cfg(test)]
