@@ -133,14 +133,14 @@ pub unsafe fn write<H: Hal>(rt: &Runtime, fd: u32, ptr: *const u8, len: usize) -
         return ERR_BAD_FD;
     }
     let me = rt.me::<H>();
-    let slot = rt.slot(me);
+    let slot = rt.my_slot::<H>();
     leave_if_exiting::<H>(slot);
     if len > 0 && rt.ring().is_usable() {
         // SAFETY: the caller's contract.
         let bytes = unsafe { core::slice::from_raw_parts(ptr, len) };
         if let Some(t) = ring::write::<H, _>(rt.ring(), &slot.wait, rt.wait_sleep_ns(), me, fd, bytes) {
             // SAFETY: owner-only field of our own slot.
-            unsafe { *slot.last_write.get() = t + 1 };
+            unsafe { *H::warp_private(slot).last_write.get() = t + 1 };
         }
     }
     len as isize
@@ -152,7 +152,7 @@ pub fn flush<H: Hal>(rt: &Runtime) {
     leader_only::<H>(rt, "flush");
     let slot = rt.my_slot::<H>();
     // SAFETY: owner-only field of our own slot.
-    let last = unsafe { *slot.last_write.get() };
+    let last = unsafe { *H::warp_private(slot).last_write.get() };
     if last != 0 && rt.ring().is_usable() {
         ring::wait_taken::<H, _>(rt.ring(), &slot.wait, rt.wait_sleep_ns(), last - 1);
     }
@@ -258,13 +258,13 @@ pub fn tls_create(rt: &Runtime, dtor: Option<tls::Dtor>) -> usize {
 /// `__gpu_std_tls_get`.
 pub fn tls_get<H: Hal>(rt: &Runtime, key: usize) -> *mut u8 {
     leader_only::<H>(rt, "thread_local");
-    tls::get(rt.my_slot::<H>(), key)
+    tls::get::<H>(rt.my_slot::<H>(), key)
 }
 
 /// `__gpu_std_tls_set`.
 pub fn tls_set<H: Hal>(rt: &Runtime, key: usize, value: *mut u8) {
     leader_only::<H>(rt, "thread_local");
-    tls::set(rt.my_slot::<H>(), key, value)
+    tls::set::<H>(rt.my_slot::<H>(), key, value)
 }
 
 /// `__gpu_std_tls_destroy`.
@@ -286,7 +286,7 @@ pub fn tls_run_dtors<H: Hal>(rt: &Runtime) {
 pub fn host_call_nop<H: Hal>(rt: &Runtime) {
     leader_only::<H>(rt, "host_call_nop");
     let me = rt.me::<H>();
-    let slot = rt.slot(me);
+    let slot = rt.my_slot::<H>();
     leave_if_exiting::<H>(slot);
     if rt.ring().is_usable() {
         let p = Packet {
@@ -310,7 +310,7 @@ pub fn host_call_nop<H: Hal>(rt: &Runtime) {
 pub unsafe fn random_bytes<H: Hal>(rt: &Runtime, dest: *mut u8, len: usize) -> bool {
     leader_only::<H>(rt, "getrandom");
     let me = rt.me::<H>();
-    let slot = rt.slot(me);
+    let slot = rt.my_slot::<H>();
     leave_if_exiting::<H>(slot);
     if !rt.ring().is_usable() {
         return false;
@@ -359,7 +359,7 @@ pub unsafe fn host_call<H: Hal>(
     use crate::hostcall::{CALL_STDIN_READ, errno};
     leader_only::<H>(rt, "host_call");
     let me = rt.me::<H>();
-    let slot = rt.slot(me);
+    let slot = rt.my_slot::<H>();
     leave_if_exiting::<H>(slot);
     // SAFETY: the caller's contract (empty slices for zero lengths: the
     // pointers may then be dangling or null).

@@ -23,8 +23,9 @@
 /// # Safety
 /// The runtime relies on these facts, which implementations must uphold:
 /// `thread_index` is unique per warp of the launch and stable for the warp's
-/// life; `fence_*` order memory at least at the scope they name;
-/// `fixed_frequency_clock` is monotonic, device-wide and ticks at `CLOCK_HZ`;
+/// life; `warp_private` is the same place for the warp's whole life, zero
+/// before the warp's first runtime call and used by no other warp; `fence_*`
+/// order memory at least at the scope they name; `fixed_frequency_clock` is monotonic, device-wide and ticks at `CLOCK_HZ`;
 /// `end_program` never returns and the warp runs no more runtime code.
 pub unsafe trait Hal: 'static {
     /// Lanes per warp (wavefront), a compile-time property of the target.
@@ -69,6 +70,15 @@ pub unsafe trait Hal: 'static {
     #[inline(always)]
     fn thread_table(launch: &crate::protocol::LaunchBlock) -> u64 {
         launch.threads
+    }
+    /// The calling warp's private state ([`WarpPrivate`]); `own` is the
+    /// caller's own slot. In the slot by default; NVIDIA keeps it in the
+    /// block's shared memory (`rt_nvptx::start`) and ignores `own`.
+    ///
+    /// [`WarpPrivate`]: crate::slot::WarpPrivate
+    #[inline(always)]
+    fn warp_private(own: &crate::slot::Slot) -> &crate::slot::WarpPrivate {
+        &own.private
     }
     /// Lets the warp sleep for about `ns` nanoseconds without issuing
     /// instructions; may end early or late (a hint, like `nanosleep`).

@@ -6,7 +6,8 @@
 //! and recomputes the class.
 //!
 //! - Per-warp cache (fast path, no atomics) for classes up to
-//!   [`CACHED_CLASSES`] (16 B ..= 1 KiB), in the warp's thread-table slot:
+//!   [`CACHED_CLASSES`] (16 B ..= 1 KiB), in the warp's private state
+//!   ([`WarpPrivate`](crate::slot::WarpPrivate): shared memory on NVIDIA):
 //!   - `hot`: one block, taken and put without touching the block itself
 //!     (a free followed by an alloc of the class costs two slot accesses);
 //!   - `own`: blocks this warp freed, a list with a known tail and count;
@@ -217,7 +218,7 @@ impl Heap {
 
     /// A block of class `k`, or null.
     fn alloc_class<H: Hal>(&self, me: Option<&Slot>, k: u32) -> *mut u8 {
-        if let Some(c) = me.and_then(|s| cache_of(s, k)) {
+        if let Some(c) = me.and_then(|s| cache_of::<H>(s, k)) {
             if let Some(unit) = self.cache_take::<H>(c, k) {
                 return self.block(unit);
             }
@@ -231,7 +232,7 @@ impl Heap {
     /// Returns a block of class `k`.
     fn free_class<H: Hal>(&self, me: Option<&Slot>, k: u32, p: *mut u8) {
         let unit = self.unit_of(p);
-        match me.and_then(|s| cache_of(s, k)) {
+        match me.and_then(|s| cache_of::<H>(s, k)) {
             Some(c) => self.cache_put::<H>(c, k, unit),
             None => self.push_chain::<H>(k, unit, unit),
         }
@@ -325,7 +326,8 @@ impl Heap {
     }
 
     /// Bytes currently allocated (bump bytes minus padding, free-list and
-    /// cached bytes). Only meaningful while no warp uses the heap (tests).
+    /// cached bytes). Only meaningful while no warp uses the heap, and where
+    /// the warps' caches are in their slots (the CPU harness's tests).
     pub fn bytes_in_use(&self, rt: &Runtime) -> u64 {
         let mut free = 0;
         for (i, l) in self.lists.iter().enumerate() {
@@ -337,7 +339,7 @@ impl Heap {
         }
         for w in 0..rt.num_threads() {
             // SAFETY: quiescent (documented), so no warp writes its cache now.
-            let cache = unsafe { &*rt.slot(w).heap_cache.get() };
+            let cache = unsafe { &*rt.slot(w).private.heap_cache.get() };
             for (i, c) in cache.iter().enumerate() {
                 if c.hot != 0 {
                     free += 1u64 << (i as u32 + MIN_CLASS);
@@ -373,16 +375,17 @@ pub fn cache_limit(k: u32) -> u32 {
     (4096u32 >> k).max(4)
 }
 
-/// The caller's cache of class `k`, if that class is cached.
+/// The caller's cache of class `k`, if that class is cached (`me`: the
+/// caller's slot).
 #[inline]
 #[allow(clippy::mut_from_ref)]
-fn cache_of(me: &Slot, k: u32) -> Option<&mut ClassCache> {
+fn cache_of<H: Hal>(me: &Slot, k: u32) -> Option<&mut ClassCache> {
     if !is_cached(k) {
         return None;
     }
-    // SAFETY: the cache is accessed only by the slot's own warp (the
-    // caller), one call at a time.
-    Some(unsafe { &mut (*me.heap_cache.get())[(k - MIN_CLASS) as usize] })
+    // SAFETY: the cache is accessed only by its own warp (the caller), one
+    // call at a time.
+    Some(unsafe { &mut (*H::warp_private(me).heap_cache.get())[(k - MIN_CLASS) as usize] })
 }
 
 const _: () = assert!(CACHED_CLASSES as u32 + MIN_CLASS <= 12);

@@ -27,7 +27,7 @@
 use core::cell::UnsafeCell;
 use core::sync::atomic::AtomicPtr as CoreAtomicPtr;
 
-use crate::abi::TLS_KEYS;
+use crate::abi::{TLS_KEYS, TLS_RESERVED_KEYS};
 use crate::primitive::{AtomicPtr, AtomicU32, AtomicUsize, maybe_const_fn};
 #[cfg(not(loom))]
 use crate::protocol::{THREAD_SLOT_BYTES, ThreadSlotPublic};
@@ -56,6 +56,90 @@ pub struct ClassCache {
     pub own_count: u32,
     /// A shared list this warp took whole.
     pub adopted: u32,
+}
+
+/// A warp's private state: read and written only by the warp itself (its
+/// leader lane), kept across the warp's threads, zero at the launch.
+///
+/// Where it lives is the vendor's choice ([`Hal::warp_private`]): in the
+/// warp's slot by default, in the block's shared memory on NVIDIA, where no
+/// fence empties it. In global memory every first access after an acquire
+/// (a spawn's start, a join, a lock) is a round trip to the L2 cache; a
+/// spawn+join makes a dozen of them for the heap cache and std's keys alone.
+///
+/// [`Hal::warp_private`]: crate::hal::Hal::warp_private
+#[repr(C)]
+pub struct WarpPrivate {
+    /// The warp's heap cache, one per small class.
+    pub heap_cache: UnsafeCell<[ClassCache; CACHED_CLASSES]>,
+    /// Where this thread's next `spawn` starts looking: the warp it last
+    /// joined (still polling fast, so it wakes soonest), or one past the
+    /// warp it last claimed; 0 = one past itself.
+    pub spawn_hint: UnsafeCell<u32>,
+    /// Ticket + 1 of the last ring packet this warp's `write`s sent (0:
+    /// none yet), for `flush` to wait on. A later thread's flush finds an
+    /// old ticket long taken.
+    pub last_write: UnsafeCell<u64>,
+    /// Bit `i` set: key `i + 1` may have a non-null value (set by the owner
+    /// when it stores a non-null value), so thread exit visits only those
+    /// keys.
+    pub tls_mask: UnsafeCell<u64>,
+    /// Keys that `run_dtors` found without a destructor, so later calls
+    /// skip them, in this thread (std's call, then the runtime's) and in the
+    /// warp's later threads (a used key's destructor word never changes, see
+    /// `TlsKeys::destroy`). A thread that set only such keys ends without a
+    /// fence or a load of the key table.
+    pub tls_no_dtor: UnsafeCell<u64>,
+    /// The values of std's reserved keys (`current()` and the thread id),
+    /// read on every `thread::current()`: no other warp touches them (a
+    /// reserved key is never destroyed).
+    pub std_tls: [UnsafeCell<*mut u8>; TLS_RESERVED_KEYS],
+}
+
+// SAFETY: each `WarpPrivate` is read and written by one warp only (see
+// `Hal::warp_private`); sharing the place it lives in is what needs `Sync`.
+unsafe impl Sync for WarpPrivate {}
+
+impl WarpPrivate {
+    /// The launch's value: all zero.
+    pub const fn new() -> WarpPrivate {
+        WarpPrivate {
+            heap_cache: UnsafeCell::new([ClassCache { hot: 0, own_head: 0, own_tail: 0, own_count: 0, adopted: 0 }; CACHED_CLASSES]),
+            spawn_hint: UnsafeCell::new(0),
+            last_write: UnsafeCell::new(0),
+            tls_mask: UnsafeCell::new(0),
+            tls_no_dtor: UnsafeCell::new(0),
+            std_tls: [const { UnsafeCell::new(core::ptr::null_mut()) }; TLS_RESERVED_KEYS],
+        }
+    }
+}
+
+impl WarpPrivate {
+    /// Sets every field to its launch value (zero), for a vendor whose place
+    /// for it starts undefined (NVIDIA's shared memory).
+    ///
+    /// # Safety
+    /// Called by the owning warp before any other use of this state.
+    pub unsafe fn reset(&self) {
+        // SAFETY: the caller's contract: nothing else reads or writes these
+        // cells now.
+        unsafe {
+            *self.heap_cache.get() = [ClassCache::default(); CACHED_CLASSES];
+            *self.spawn_hint.get() = 0;
+            *self.last_write.get() = 0;
+            *self.tls_mask.get() = 0;
+            *self.tls_no_dtor.get() = 0;
+            for v in &self.std_tls {
+                *v.get() = core::ptr::null_mut();
+            }
+        }
+    }
+}
+
+impl Default for WarpPrivate {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 /// A thread-table slot. `#[repr(C)]`: the first 64 bytes are
@@ -105,32 +189,18 @@ pub struct Slot {
     /// Its argument.
     pub lane_data: AtomicPtr<u8>,
     // ---- private, owner-only ----
-    /// The warp's heap cache, one per small class; kept across threads.
-    pub heap_cache: UnsafeCell<[ClassCache; CACHED_CLASSES]>,
-    /// Where this thread's next `spawn` starts looking: the warp it last
-    /// joined (still polling fast, so it wakes soonest), or one past the
-    /// warp it last claimed; 0 = one past itself.
-    pub spawn_hint: UnsafeCell<u32>,
-    /// Ticket + 1 of the last ring packet this warp's `write`s sent (0:
-    /// none yet), for `flush` to wait on. Kept across threads: a later
-    /// thread's flush finds an old ticket long taken.
-    pub last_write: UnsafeCell<u64>,
-    /// Bit `i` set: `tls[i]` may be non-null (set by the owner when it
-    /// stores a non-null value), so thread exit visits only those keys.
-    pub tls_mask: UnsafeCell<u64>,
-    /// Keys that `run_dtors` found without a destructor, so later calls
-    /// skip them, in this thread (std's call, then the runtime's) and in the
-    /// warp's later threads (kept across threads: a used key's destructor
-    /// word never changes, see `TlsKeys::destroy`). A thread that set only
-    /// such keys ends without a fence or a load of the key table.
-    pub tls_no_dtor: UnsafeCell<u64>,
-    /// Thread-local values, indexed by key - 1. Read and written plainly by
+    /// The warp's private state where the vendor keeps it in the slot (AMD,
+    /// the CPU harness); NVIDIA keeps it in shared memory instead. Reached
+    /// only through [`Hal::warp_private`](crate::hal::Hal::warp_private).
+    pub private: WarpPrivate,
+    /// Thread-local values, indexed by key - 1 (std's reserved keys aside:
+    /// theirs are in [`WarpPrivate::std_tls`]). Read and written plainly by
     /// the owner (`tls::get`: from L1); atomic because `tls_destroy` clears
     /// a key in every slot.
     pub tls: [CoreAtomicPtr<u8>; TLS_KEYS],
 }
 
-// SAFETY: every field shared between warps is atomic; `name` and `heap_cache` are
+// SAFETY: every field shared between warps is atomic; `name` and `private` are
 // accessed only by the warp owning the slot (the host only reads `name`).
 unsafe impl Sync for Slot {}
 
@@ -155,11 +225,7 @@ impl Slot {
                 lane_gen: AtomicU32::new(0),
                 lane_fn: AtomicUsize::new(0),
                 lane_data: AtomicPtr::new(core::ptr::null_mut()),
-                heap_cache: UnsafeCell::new([ClassCache { hot: 0, own_head: 0, own_tail: 0, own_count: 0, adopted: 0 }; CACHED_CLASSES]),
-                spawn_hint: UnsafeCell::new(0),
-                last_write: UnsafeCell::new(0),
-                tls_mask: UnsafeCell::new(0),
-                tls_no_dtor: UnsafeCell::new(0),
+                private: WarpPrivate::new(),
                 tls: [const { CoreAtomicPtr::new(core::ptr::null_mut()) }; TLS_KEYS],
             }
         }

@@ -58,7 +58,7 @@ pub unsafe fn spawn<H: Hal>(rt: &Runtime, stack_size: usize, entry: Entry, data:
     }
     let n = rt.num_threads();
     // SAFETY: the hint is accessed only by the slot's own warp (us).
-    let hint = unsafe { &mut *me.spawn_hint.get() };
+    let hint = unsafe { &mut *H::warp_private(me).spawn_hint.get() };
     let start = if *hint == 0 { me_index + 1 } else { *hint };
     for i in 0..n {
         let w = start.wrapping_add(i) % n;
@@ -130,7 +130,7 @@ pub fn join<H: Hal>(rt: &Runtime, handle: i64) {
     free_slot::<H>(rt, w);
     // A just-freed warp is still polling fast: our best next spawn target.
     // SAFETY: the hint is accessed only by the slot's own warp (us).
-    unsafe { *me.spawn_hint.get() = w };
+    unsafe { *H::warp_private(me).spawn_hint.get() = w };
 }
 
 /// `__gpu_std_detach`: the warp frees itself when its entry returns.
@@ -172,7 +172,7 @@ unsafe fn run_thread<H: Hal>(rt: &Runtime, index: u32, me: &Slot) {
     // Destructors std left (it runs them itself before returning, see
     // `__gpu_std_tls_run_dtors`), then every value, for the next thread.
     rt.tls.run_dtors::<H>(me);
-    rt.tls.clear_values(me);
+    rt.tls.clear_values::<H>(me);
     me.state.store(THREAD_FINISHED, Relaxed);
     // Release: the thread's writes (its result) before DONE, which the
     // joiner acquires; also orders FINISHED before a detacher's FREE.

@@ -1,4 +1,5 @@
-//! Thread-local keys: a global key table, values in each thread's slot.
+//! Thread-local keys: a global key table, values in each thread's slot (std's
+//! reserved keys: in the warp's private state, see [`read_value`]).
 //!
 //! No GPU has native thread-locals, so std's key-based TLS runs over these.
 //! Keys are `1..=TLS_KEYS` (never 0: std's lazy keys use 0 as "not yet
@@ -19,6 +20,8 @@ use crate::abi::{TLS_KEYS, TLS_RESERVED_KEYS};
 use crate::hal::Hal;
 use crate::runtime::Runtime;
 use crate::slot::Slot;
+#[cfg(doc)]
+use crate::slot::WarpPrivate;
 
 /// Key word: unused.
 pub const KEY_FREE: usize = 0;
@@ -73,11 +76,15 @@ impl TlsKeys {
     ///
     /// For a key no thread has used (std destroys only the key it created
     /// and lost a race to publish, `LazyKey`): every warp remembers which
-    /// key numbers it found without a destructor ([`Slot::tls_no_dtor`],
+    /// key numbers it found without a destructor ([`WarpPrivate::tls_no_dtor`],
     /// kept across its threads), which holds because a number that a thread
     /// used is never freed, so its destructor word never changes.
+    ///
+    /// std's reserved keys are never destroyed (their values are in each
+    /// warp's private state, which no other warp may clear): a call for one
+    /// does nothing.
     pub fn destroy(&self, rt: &Runtime, key: usize) {
-        let Some(i) = index(key) else { return };
+        let Some(i) = index(key).filter(|&i| i >= TLS_RESERVED_KEYS) else { return };
         for w in 0..rt.num_threads() {
             rt.slot(w).tls[i].store(core::ptr::null_mut(), Relaxed);
         }
@@ -97,10 +104,11 @@ impl TlsKeys {
     pub fn run_dtors<H: Hal>(&self, me: &Slot) {
         // Raw pointers, not references: a destructor sets values (and with
         // them mask bits) through `set`.
-        let mask = me.tls_mask.get();
-        let no_dtor = me.tls_no_dtor.get();
+        let private = H::warp_private(me);
+        let mask = private.tls_mask.get();
+        let no_dtor = private.tls_no_dtor.get();
         // SAFETY (all accesses of `*mask` and `*no_dtor` below): owner-only
-        // cells of our slot, never borrowed across a call.
+        // cells of our warp, never borrowed across a call.
         if unsafe { *mask & !*no_dtor } == 0 {
             return;
         }
@@ -136,9 +144,9 @@ impl TlsKeys {
                     }
                     continue;
                 }
-                let v = read_value(me, i);
+                let v = read_value::<H>(me, i);
                 if !v.is_null() {
-                    write_value(me, i, core::ptr::null_mut());
+                    write_value::<H>(me, i, core::ptr::null_mut());
                     // SAFETY: `word` is a destructor std registered for this
                     // key; `v` is this thread's value, now cleared (as POSIX
                     // does before calling it). It may set values again: they
@@ -153,9 +161,9 @@ impl TlsKeys {
 
     /// Clears all of `me`'s values, for the warp's next thread. What the
     /// warp learnt of keys without a destructor stays (see `run_dtors`).
-    pub fn clear_values(&self, me: &Slot) {
-        // SAFETY: owner-only cell of our slot, not borrowed elsewhere.
-        clear(me, unsafe { core::mem::take(&mut *me.tls_mask.get()) });
+    pub fn clear_values<H: Hal>(&self, me: &Slot) {
+        // SAFETY: owner-only cell of our warp, not borrowed elsewhere.
+        clear::<H>(me, unsafe { core::mem::take(&mut *H::warp_private(me).tls_mask.get()) });
     }
 }
 
@@ -166,24 +174,37 @@ const fn launch_word(i: usize) -> usize {
 }
 
 /// Nulls `me`'s values of the keys in `mask`.
-fn clear(me: &Slot, mut mask: u64) {
+fn clear<H: Hal>(me: &Slot, mut mask: u64) {
     while mask != 0 {
-        write_value(me, mask.trailing_zeros() as usize, core::ptr::null_mut());
+        write_value::<H>(me, mask.trailing_zeros() as usize, core::ptr::null_mut());
         mask &= mask - 1;
     }
 }
 
-/// Reads `me`'s value at index `i` plainly (see [`get`] for why).
+/// Reads `me`'s value at index `i` plainly (see [`get`] for why). std's
+/// reserved keys are read from the warp's private state, which on NVIDIA no
+/// fence empties (every `thread::current()` reads one); no other warp
+/// writes them, as `destroy` never runs on a reserved key.
 #[inline]
-fn read_value(me: &Slot, i: usize) -> *mut u8 {
+fn read_value<H: Hal>(me: &Slot, i: usize) -> *mut u8 {
+    if i < TLS_RESERVED_KEYS {
+        // SAFETY: owner-only cell of our warp.
+        return unsafe { *H::warp_private(me).std_tls[i].get() };
+    }
     // SAFETY: the slot's own cell; its owner (us) is its only writer while
     // the key is live.
     unsafe { me.tls[i].as_ptr().read() }
 }
 
-/// Writes `me`'s value at index `i` plainly (see [`get`] for why).
+/// Writes `me`'s value at index `i` plainly (see [`get`] for why), in the
+/// place [`read_value`] reads.
 #[inline]
-fn write_value(me: &Slot, i: usize, value: *mut u8) {
+fn write_value<H: Hal>(me: &Slot, i: usize, value: *mut u8) {
+    if i < TLS_RESERVED_KEYS {
+        // SAFETY: owner-only cell of our warp.
+        unsafe { *H::warp_private(me).std_tls[i].get() = value };
+        return;
+    }
     // SAFETY: the slot's own cell, written by its owner (us) while the key
     // is live.
     unsafe { me.tls[i].as_ptr().write(value) }
@@ -208,19 +229,19 @@ pub fn index(key: usize) -> Option<usize> {
 /// the L1 cache; an atomic read would go to the L2 cache, on every
 /// `thread_local!` access.
 #[inline]
-pub fn get(me: &Slot, key: usize) -> *mut u8 {
-    index(key).map_or(core::ptr::null_mut(), |i| read_value(me, i))
+pub fn get<H: Hal>(me: &Slot, key: usize) -> *mut u8 {
+    index(key).map_or(core::ptr::null_mut(), |i| read_value::<H>(me, i))
 }
 
 /// Sets the calling thread's value for `key` (ignored for an invalid key).
 /// A plain write, for the reason [`get`] gives.
 #[inline]
-pub fn set(me: &Slot, key: usize, value: *mut u8) {
+pub fn set<H: Hal>(me: &Slot, key: usize, value: *mut u8) {
     if let Some(i) = index(key) {
-        write_value(me, i, value);
+        write_value::<H>(me, i, value);
         if !value.is_null() {
-            // SAFETY: the mask is accessed only by the slot's own warp.
-            unsafe { *me.tls_mask.get() |= 1 << i };
+            // SAFETY: the mask is accessed only by its own warp.
+            unsafe { *H::warp_private(me).tls_mask.get() |= 1 << i };
         }
     }
 }

@@ -108,6 +108,12 @@ unsafe impl Hal for NvHal {
     fn thread_table(_launch: &rt_common::protocol::LaunchBlock) -> u64 {
         crate::start::__gpu_thread_table.load(Ordering::Relaxed)
     }
+    /// The calling warp's entry of `start::__gpu_warp_private`, in the
+    /// block's shared memory (`own` is not read).
+    #[inline(always)]
+    fn warp_private(_own: &rt_common::slot::Slot) -> &rt_common::slot::WarpPrivate {
+        Self::warp_private_here()
+    }
     /// `nanosleep.u32` (sm_70+; the hardware sleeps 0..2×, capped near 1 ms).
     #[inline(always)]
     fn sleep_ns(ns: u32) {
@@ -166,5 +172,18 @@ unsafe impl Hal for NvHal {
     unsafe fn call_on_stack(entry: rt_common::threads::Entry, data: *mut u8, stack: *mut u8, len: usize) {
         // SAFETY: the trait's contract.
         unsafe { crate::stack::call_on_stack(entry, data, stack, len) }
+    }
+}
+
+impl NvHal {
+    /// The calling warp's entry of `start::__gpu_warp_private`: its place in
+    /// the block, `%tid.x / 32` (below `MAX_BLOCK_WARPS`: a block has at
+    /// most 1,024 threads, so the mask changes nothing).
+    #[inline(always)]
+    pub(crate) fn warp_private_here() -> &'static rt_common::slot::WarpPrivate {
+        let tid: u32;
+        // SAFETY: reads a special register.
+        unsafe { asm!("mov.u32 {t}, %tid.x;", t = out(reg32) tid, options(nomem, nostack, pure)) };
+        &crate::start::__gpu_warp_private[(tid / Self::LANES) as usize % crate::start::MAX_BLOCK_WARPS]
     }
 }

@@ -3,6 +3,7 @@
 use rt_common::lanes::{full_mask, lane_loop, lane_slot};
 use core::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use rt_common::protocol::LaunchBlock;
+use rt_common::slot::WarpPrivate;
 use rt_common::{Hal, start::warp_main};
 
 use core::mem::MaybeUninit;
@@ -18,6 +19,18 @@ use rt_common::stack::{FALLBACK_STACK_WORDS, LaneStack, enter_kernel, launch_thr
 /// holds what this global would (toolchain/linker/src/block_shared.rs).
 #[unsafe(no_mangle)]
 pub static __gpu_thread_table: AtomicU64 = AtomicU64::new(0);
+
+/// Warps per block at most (CUDA's 1,024 threads).
+pub const MAX_BLOCK_WARPS: usize = 32;
+
+/// Each warp's private state ([`WarpPrivate`]: its heap cache, std's
+/// reserved thread-locals), indexed by the warp's place in its block and
+/// read by `NvHal::warp_private`. `gpu-ld` moves it to shared memory, one
+/// copy per block (toolchain/linker/src/block_shared.rs), where no fence
+/// empties it; each warp's leader zeroes its own entry at start
+/// ([`run_leader`]) before anything reads it.
+#[unsafe(no_mangle)]
+pub static __gpu_warp_private: [WarpPrivate; MAX_BLOCK_WARPS] = [const { WarpPrivate::new() }; MAX_BLOCK_WARPS];
 
 unsafe extern "C" {
     /// The C `main` rustc generates for a `bin` crate (std's args come from
@@ -67,6 +80,9 @@ pub unsafe extern "ptx-kernel" fn __gpu_start(launch: *const LaunchBlock) {
 /// Once per warp, on its leader lane, with the kernel's launch block.
 #[inline(never)]
 unsafe fn run_leader(launch: *const LaunchBlock) {
+    // SAFETY: the warp's own entry, before its first runtime call (the
+    // shared memory it lives in starts undefined).
+    unsafe { NvHal::warp_private_here().reset() };
     // SAFETY: the caller's contract; `RUNTIME` is the program's runtime and
     // `main` the program's C main.
     unsafe { warp_main::<NvHal>(&RUNTIME, launch, || main(0, core::ptr::null())) };

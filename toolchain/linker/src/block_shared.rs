@@ -1,22 +1,28 @@
-//! nvptx: the runtime's launch-wide constants in shared memory.
+//! nvptx: the runtime's launch-wide constants and each warp's private state
+//! in shared memory.
 //!
 //! Two globals hold a value that is the same for every lane of a launch and
 //! never changes after the kernel's start: [`shared_stack::SLOT_SYMBOL`]
 //! (where each lane's stack pointer pair is; every function with a frame
 //! reads it first) and [`THREAD_TABLE_SYMBOL`] (the thread table's address;
-//! every `my_slot` of the runtime reads it). In global memory each read is
-//! an L1 hit at best, and after every acquire or acq_rel fence, which
-//! empties the SM's L1 (`CCTL.IVALL`), an L2 round trip: a spawn+join has
-//! a dozen fences and reads them dozens of times. Shared memory is on the
-//! SM and no fence empties it.
+//! every `my_slot` of the runtime reads it). A third,
+//! [`WARP_PRIVATE_SYMBOL`], holds state that only one warp ever reads or
+//! writes, one entry per warp of a block: its heap cache and std's reserved
+//! thread-locals (`rt_common::slot::WarpPrivate`). In global memory each
+//! read is an L1 hit at best, and after every acquire or acq_rel fence,
+//! which empties the SM's L1 (`CCTL.IVALL`), an L2 round trip: a spawn+join
+//! has a dozen fences and reads them dozens of times. Shared memory is on
+//! the SM and no fence empties it.
 //!
 //! This pass moves each of them to address space 3 (PTX `.shared`), one
 //! copy per block, with no initial value, and turns every use into the
 //! generic address of that copy (`addrspacecast`), which `llc` makes a
 //! `ld.shared`/`st.shared`. That is sound because of the contract with the
-//! runtime (`rt_nvptx::start`): every lane stores the value at kernel start
-//! before anything reads it, and all lanes store the same value, so the
-//! copy of each block holds what the global held.
+//! runtime (`rt_nvptx::start`): every lane stores the constants at kernel
+//! start before anything reads them, and all lanes store the same value, so
+//! the copy of each block holds what the global held; a warp's leader zeroes
+//! its private entry before its first use, and no other warp, of this block
+//! or another, uses that entry.
 //!
 //! AMD keeps them in global memory (its kernel's LDS size and occupancy are
 //! another matter, and no AMD GPU could measure it).
@@ -29,8 +35,12 @@ use crate::shared_stack::SLOT_SYMBOL;
 /// lane at kernel start (`rt_nvptx::start::__gpu_thread_table`).
 pub const THREAD_TABLE_SYMBOL: &str = "__gpu_thread_table";
 
+/// Each warp's private state, one entry per warp of a block, zeroed by the
+/// warp at start (`rt_nvptx::start::__gpu_warp_private`).
+pub const WARP_PRIVATE_SYMBOL: &str = "__gpu_warp_private";
+
 /// The globals this pass moves.
-pub const SYMBOLS: [&str; 2] = [SLOT_SYMBOL, THREAD_TABLE_SYMBOL];
+pub const SYMBOLS: [&str; 3] = [SLOT_SYMBOL, THREAD_TABLE_SYMBOL, WARP_PRIVATE_SYMBOL];
 
 /// `ir` with each of [`SYMBOLS`] it defines moved to shared memory, and the
 /// number moved (0: `ir` returned as it was).

@@ -54,10 +54,16 @@ pub mod split;
 /// Symbols kept even when rustc names none (it passes no exports for
 /// executables): the runtime's kernel entry, the shadow-stack slot and
 /// overflow handler that [`shared_stack`] refers to after optimization, and
-/// the thread table's copy that [`block_shared`] finds by name (internal,
-/// `opt` would split or rename it).
-pub const ALWAYS_EXPORTED: &[&str] =
-    &[KERNEL_ENTRY, shared_stack::SLOT_SYMBOL, shared_stack::OVERFLOW_SYMBOL, block_shared::THREAD_TABLE_SYMBOL];
+/// the thread table's copy and the warps' private state that
+/// [`block_shared`] finds by name (internal, `opt` would split or rename
+/// them).
+pub const ALWAYS_EXPORTED: &[&str] = &[
+    KERNEL_ENTRY,
+    shared_stack::SLOT_SYMBOL,
+    shared_stack::OVERFLOW_SYMBOL,
+    block_shared::THREAD_TABLE_SYMBOL,
+    block_shared::WARP_PRIVATE_SYMBOL,
+];
 
 /// The largest stack frame (bytes) of a function the whole-program `opt` may
 /// inline into its callers; `GPU_INLINE_MAX_STACK=N` changes it. Frames live
@@ -841,7 +847,7 @@ fn rewrite_ir(bin: &Path, work: &Path, optimized: &Path, target: Target, passes:
         // nvptx-only rewrites that count what they changed.
         let counted: [(fn(&str) -> (String, usize), &str); 2] = [
             (rmw_order::rewrite, "ordered read-modify-writes given fences"),
-            (block_shared::rewrite, "launch-wide constants moved to shared memory"),
+            (block_shared::rewrite, "globals moved to shared memory"),
         ];
         for (rewrite, what) in counted {
             let (out, n) = rewrite(&ir);

@@ -384,7 +384,7 @@ fn flush_waits_for_the_host(lanes: u32) {
         for _ in 0..50 {
             write(1, b"x\n");
             // SAFETY: warp 0's own slot, read by warp 0.
-            let t = unsafe { *slot.last_write.get() } - 1;
+            let t = unsafe { *slot.private.last_write.get() } - 1;
             __gpu_std_flush();
             let consumed = ring.consumed().load(Relaxed);
             assert!(consumed > t, "ticket {t}: the host has consumed {consumed} after flush");
