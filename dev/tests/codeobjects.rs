@@ -55,10 +55,16 @@ fn assert_frames_shared(ptx: &str, example: &str) {
     assert!(private.contains(&"__gpu_start".to_string()), "{example}: the kernel's own frame (the stack pointer pair) is gone");
     assert!(ptx.contains(" __gpu_shared_stacks = 1;"), "{example}: no shared-stacks marker for the launcher");
     assert!(ptx.contains("[__gpu_stack_slot]"), "{example}: no frame reads the stack slot");
-    // The stack slot and the thread table's address live in shared memory,
-    // which no fence empties (gpu-ld's block_shared), and are reached there.
+    // The stack slot, the thread table's address and each warp's private
+    // state (one entry for each of a block's 32 warps at most) live in
+    // shared memory, which no fence empties (gpu-ld's block_shared), and are
+    // reached there.
     for name in gpu_linker::block_shared::SYMBOLS {
-        let decl = format!(".visible .shared .align 8 .b8 {name}[8];");
+        let bytes = match name {
+            gpu_linker::block_shared::WARP_PRIVATE_SYMBOL => 32 * core::mem::size_of::<rt_common::slot::WarpPrivate>(),
+            _ => 8,
+        };
+        let decl = format!(".visible .shared .align 8 .b8 {name}[{bytes}];");
         assert!(ptx.contains(&decl), "{example}: `{decl}` missing");
         let through_global = ptx.lines().filter(|l| l.contains(&format!("[{name}]")) && l.contains(".global.")).count();
         assert_eq!(through_global, 0, "{example}: {name} read as a global");
