@@ -56,12 +56,14 @@ fn assert_frames_shared(ptx: &str, example: &str) {
     assert!(ptx.contains(" __gpu_shared_stacks = 1;"), "{example}: no shared-stacks marker for the launcher");
     assert!(ptx.contains("[__gpu_stack_slot]"), "{example}: no frame reads the stack slot");
     // The stack slot, the thread table's address and each warp's private
-    // state (one entry for each of a block's 32 warps at most) live in
+    // state (one entry for each of a block's warps) live in
     // shared memory, which no fence empties (gpu-ld's block_shared), and are
     // reached there.
     for name in gpu_linker::block_shared::SYMBOLS {
         let bytes = match name {
-            gpu_linker::block_shared::WARP_PRIVATE_SYMBOL => 32 * core::mem::size_of::<rt_common::slot::WarpPrivate>(),
+            gpu_linker::block_shared::WARP_PRIVATE_SYMBOL => {
+                rt_common::protocol::NVIDIA_MAX_BLOCK_WARPS * core::mem::size_of::<rt_common::slot::WarpPrivate>()
+            }
             _ => 8,
         };
         let decl = format!(".visible .shared .align 8 .b8 {name}[{bytes}];");

@@ -25,8 +25,8 @@
 /// `thread_index` is unique per warp of the launch and stable for the warp's
 /// life; `warp_private` is the same place for the warp's whole life, zero
 /// before the warp's first runtime call and used by no other warp; `fence_*`
-/// order memory at least at the scope they name; `fixed_frequency_clock` is monotonic, device-wide and ticks at `CLOCK_HZ`;
-/// `end_program` never returns and the warp runs no more runtime code.
+/// order memory at least at the scope they name; `fixed_frequency_clock` is
+/// monotonic, device-wide and ticks at `CLOCK_HZ`; `end_program` never returns and the warp runs no more runtime code.
 pub unsafe trait Hal: 'static {
     /// Lanes per warp (wavefront), a compile-time property of the target.
     const LANES: u32;

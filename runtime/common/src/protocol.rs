@@ -59,6 +59,10 @@ pub const ABI_VERSION: u32 = 6;
 /// the leader waits). rt-nvptx's `Hal::PARALLEL_LANES`; the launcher lays
 /// the stacks out with it and says so in [`LaunchBlock::stack_lanes`].
 pub const NVIDIA_FRAME_LANES: u32 = 32;
+/// Warps in an NVIDIA block at most (CUDA's 1,024 threads): the entries of
+/// each per-warp table rt-nvptx keeps in a block's shared memory
+/// (`__gpu_warp_private`; the code-object tests check its size by it).
+pub const NVIDIA_MAX_BLOCK_WARPS: usize = 32;
 /// Lanes of each AMD wavefront that run frames: all of them, 64 (gfx9xx)
 /// or 32 (gfx10+), the wave size (`gpu_lanes` work turns them all on while
 /// the leader waits in the call). rt-amdgpu's `Hal::PARALLEL_LANES`.

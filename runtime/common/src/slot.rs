@@ -112,24 +112,27 @@ impl WarpPrivate {
             std_tls: [const { UnsafeCell::new(core::ptr::null_mut()) }; TLS_RESERVED_KEYS],
         }
     }
-}
 
-impl WarpPrivate {
-    /// Sets every field to its launch value (zero), for a vendor whose place
-    /// for it starts undefined (NVIDIA's shared memory).
+    /// Sets every field to its launch value, zero (as [`WarpPrivate::new`]),
+    /// for a vendor whose place for it starts undefined (NVIDIA's shared
+    /// memory). Field by field: the struct is not one cell, so it cannot be
+    /// written through `&self` at once, and a `new()` value to copy from
+    /// would be built in the caller's frame (global memory) first.
     ///
     /// # Safety
     /// Called by the owning warp before any other use of this state.
     pub unsafe fn reset(&self) {
+        // Destructured: a field added to the struct must be reset here too.
+        let WarpPrivate { heap_cache, spawn_hint, last_write, tls_mask, tls_no_dtor, std_tls } = self;
         // SAFETY: the caller's contract: nothing else reads or writes these
         // cells now.
         unsafe {
-            *self.heap_cache.get() = [ClassCache::default(); CACHED_CLASSES];
-            *self.spawn_hint.get() = 0;
-            *self.last_write.get() = 0;
-            *self.tls_mask.get() = 0;
-            *self.tls_no_dtor.get() = 0;
-            for v in &self.std_tls {
+            *heap_cache.get() = [ClassCache::default(); CACHED_CLASSES];
+            *spawn_hint.get() = 0;
+            *last_write.get() = 0;
+            *tls_mask.get() = 0;
+            *tls_no_dtor.get() = 0;
+            for v in std_tls {
                 *v.get() = core::ptr::null_mut();
             }
         }

@@ -177,13 +177,13 @@ unsafe impl Hal for NvHal {
 
 impl NvHal {
     /// The calling warp's entry of `start::__gpu_warp_private`: its place in
-    /// the block, `%tid.x / 32` (below `MAX_BLOCK_WARPS`: a block has at
+    /// the block, `%tid.x / 32` (below `NVIDIA_MAX_BLOCK_WARPS`: a block has at
     /// most 1,024 threads, so the mask changes nothing).
     #[inline(always)]
     pub(crate) fn warp_private_here() -> &'static rt_common::slot::WarpPrivate {
         let tid: u32;
         // SAFETY: reads a special register.
         unsafe { asm!("mov.u32 {t}, %tid.x;", t = out(reg32) tid, options(nomem, nostack, pure)) };
-        &crate::start::__gpu_warp_private[(tid / Self::LANES) as usize % crate::start::MAX_BLOCK_WARPS]
+        &crate::start::__gpu_warp_private[(tid / Self::LANES) as usize % rt_common::protocol::NVIDIA_MAX_BLOCK_WARPS]
     }
 }

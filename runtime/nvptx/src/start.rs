@@ -2,7 +2,7 @@
 
 use rt_common::lanes::{full_mask, lane_loop, lane_slot};
 use core::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use rt_common::protocol::LaunchBlock;
+use rt_common::protocol::{LaunchBlock, NVIDIA_MAX_BLOCK_WARPS};
 use rt_common::slot::WarpPrivate;
 use rt_common::{Hal, start::warp_main};
 
@@ -20,9 +20,6 @@ use rt_common::stack::{FALLBACK_STACK_WORDS, LaneStack, enter_kernel, launch_thr
 #[unsafe(no_mangle)]
 pub static __gpu_thread_table: AtomicU64 = AtomicU64::new(0);
 
-/// Warps per block at most (CUDA's 1,024 threads).
-pub const MAX_BLOCK_WARPS: usize = 32;
-
 /// Each warp's private state ([`WarpPrivate`]: its heap cache, std's
 /// reserved thread-locals), indexed by the warp's place in its block and
 /// read by `NvHal::warp_private`. `gpu-ld` moves it to shared memory, one
@@ -30,7 +27,8 @@ pub const MAX_BLOCK_WARPS: usize = 32;
 /// empties it; each warp's leader zeroes its own entry at start
 /// ([`run_leader`]) before anything reads it.
 #[unsafe(no_mangle)]
-pub static __gpu_warp_private: [WarpPrivate; MAX_BLOCK_WARPS] = [const { WarpPrivate::new() }; MAX_BLOCK_WARPS];
+pub static __gpu_warp_private: [WarpPrivate; NVIDIA_MAX_BLOCK_WARPS] =
+    [const { WarpPrivate::new() }; NVIDIA_MAX_BLOCK_WARPS];
 
 unsafe extern "C" {
     /// The C `main` rustc generates for a `bin` crate (std's args come from
