@@ -784,6 +784,10 @@ fn emit_ptx(llc: &Llc, rewritten: Option<String>, optimized: PathBuf, max_regist
             ptx = capped;
         }
     }
+    let (ptx, renamed) = ptx_fixup::short_local_names(&ptx);
+    if std::env::var_os("GPU_LD_VERBOSE").is_some() {
+        eprintln!("gpu-ld: {renamed} local names shortened");
+    }
     fs::write(output, ptx_fixup::strip_comments(&ptx)).map_err(LinkError::io("write", output))
 }
 

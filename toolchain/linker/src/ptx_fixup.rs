@@ -7,6 +7,8 @@
 //! memory is private to the thread, so a plain load, compare and conditional
 //! store is an exact replacement.
 
+use std::collections::{HashMap, HashSet};
+
 /// Rewrites every `atom…local.cas` line of `ptx`; returns the text and the
 /// number of lines rewritten.
 pub fn fix_local_cas(ptx: &str) -> (String, usize) {
@@ -92,6 +94,148 @@ pub fn strip_comments(ptx: &str) -> String {
     out
 }
 
+/// `ptx` with shorter names for what only the module itself names, and the
+/// number of names changed:
+/// - the compiler's unnamed constants (`anon.<hash>.<n>`, `switch.table.<fn>`,
+///   `alloc_<hash>`; `llc` writes `.` as `_$_`) become `anon_$_<k>`: string
+///   literals, panic locations and vtables, which no tool shows by name;
+/// - a local function whose name ends in the `.llvm.<number>` that rustc
+///   gives a private function one codegen unit exports to another drops it
+///   where no other symbol has that name: it demangles again.
+///
+/// Names that leave the module (`.visible`, `.extern`, `.weak`) keep their
+/// names. The two made up a sixth of hello-threads' PTX (56 KB of 979 KB).
+pub fn short_local_names(ptx: &str) -> (String, usize) {
+    let mut kept: HashSet<&str> = HashSet::new();
+    let mut local: Vec<&str> = Vec::new();
+    for line in ptx.lines() {
+        let Some(name) = declared_name(line) else { continue };
+        if line.starts_with(".visible") || line.starts_with(".extern") || line.starts_with(".weak") {
+            kept.insert(name);
+        } else {
+            local.push(name);
+        }
+    }
+    let mut tokens: HashSet<&str> = HashSet::new();
+    for line in ptx.lines() {
+        for_each_identifier(line, |t| {
+            tokens.insert(t);
+        });
+    }
+    let mut renames: HashMap<&str, String> = HashMap::new();
+    let mut taken: HashSet<String> = HashSet::new();
+    let mut next_anon = 0usize;
+    for &name in &local {
+        if kept.contains(name) || renames.contains_key(name) {
+            continue;
+        }
+        let short_already = name.strip_prefix("anon_$_").is_some_and(|k| k.bytes().all(|b| b.is_ascii_digit()));
+        let new = if !short_already && ["anon_$_", "switch_$_table_$_", "alloc_$_"].iter().any(|p| name.starts_with(p)) {
+            loop {
+                let candidate = format!("anon_$_{next_anon}");
+                next_anon += 1;
+                if !tokens.contains(candidate.as_str()) {
+                    break candidate;
+                }
+            }
+        } else if let Some((base, number)) = name.rsplit_once("_$_llvm_$_")
+            && !base.is_empty()
+            && !number.is_empty()
+            && number.bytes().all(|b| b.is_ascii_digit())
+            && !tokens.contains(base)
+            && !taken.contains(base)
+        {
+            base.to_string()
+        } else {
+            continue;
+        };
+        taken.insert(new.clone());
+        renames.insert(name, new);
+    }
+    if renames.is_empty() {
+        return (ptx.to_string(), 0);
+    }
+    let mut out = String::with_capacity(ptx.len());
+    for line in ptx.split_inclusive('\n') {
+        let mut last = 0;
+        for_each_identifier(line, |t| {
+            if let Some(new) = renames.get(t) {
+                // `t` is a slice of `line`: its offset.
+                let at = t.as_ptr() as usize - line.as_ptr() as usize;
+                out.push_str(&line[last..at]);
+                out.push_str(new);
+                last = at + t.len();
+            }
+        });
+        out.push_str(&line[last..]);
+    }
+    (out, renames.len())
+}
+
+/// The symbol a PTX line declares or defines at module level: a function
+/// (`.func`, `.entry`, with or without a return parameter) or a variable
+/// (`.global`, `.const`, `.shared`).
+fn declared_name(line: &str) -> Option<&str> {
+    let mut rest = line;
+    for prefix in [".visible ", ".extern ", ".weak "] {
+        rest = rest.strip_prefix(prefix).unwrap_or(rest);
+    }
+    let rest = rest.trim_start();
+    if let Some(f) = rest.strip_prefix(".func").or_else(|| rest.strip_prefix(".entry")) {
+        let f = f.trim_start();
+        // A return parameter list first: `(.param .b32 func_retval0) name(`.
+        let f = if f.starts_with('(') { f[f.find(')')? + 1..].trim_start() } else { f };
+        return first_identifier(f);
+    }
+    if rest.starts_with(".global ") || rest.starts_with(".const ") || rest.starts_with(".shared ") {
+        // The name is the last identifier before the size, initializer or end.
+        let head = &rest[..rest.find(['[', '=', ';']).unwrap_or(rest.len())];
+        return head.split_whitespace().last().filter(|w| !w.starts_with('.'));
+    }
+    None
+}
+
+fn first_identifier(s: &str) -> Option<&str> {
+    let end = s.find(|c: char| !is_identifier_char(c)).unwrap_or(s.len());
+    (end > 0).then(|| &s[..end])
+}
+
+fn is_identifier_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '$'
+}
+
+/// Calls `f` with each identifier of `line` outside quoted strings (a
+/// `.file` path): registers (`%r1`) and directives (`.b8`) are not
+/// identifiers, labels (`$L__BB0_1`) are.
+fn for_each_identifier<'a>(line: &'a str, mut f: impl FnMut(&'a str)) {
+    let bytes = line.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == b'"' {
+            i += 1;
+            while i < bytes.len() && bytes[i] != b'"' {
+                i += 1;
+            }
+            i += 1;
+        } else if b == b'%' || b == b'.' || b.is_ascii_digit() {
+            // A register, directive, state space or number: skip the word.
+            i += 1;
+            while i < bytes.len() && is_identifier_char(bytes[i] as char) {
+                i += 1;
+            }
+        } else if b.is_ascii_alphabetic() || b == b'_' || b == b'$' {
+            let start = i;
+            while i < bytes.len() && is_identifier_char(bytes[i] as char) {
+                i += 1;
+            }
+            f(&line[start..i]);
+        } else {
+            i += 1;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,5 +267,40 @@ mod tests {
             strip_comments(ptx),
             ".version 8.5\n.file 1 \"/a//b.rs\"\n.visible .entry __gpu_start(\n\t.param .u64 p\n)\n{\n\tret;\n}\n"
         );
+    }
+
+    #[test]
+    fn shortens_unnamed_constants_and_llvm_suffixes_of_local_names_only() {
+        let ptx = ".extern .func ext_$_llvm_$_7(\n\t.param .b64 p\n);\n\
+                   .func  (.param .b32 func_retval0) _RNvf_$_llvm_$_123(\n\t.param .b64 p\n);\n\
+                   .func twice_$_llvm_$_1();\n\
+                   .func twice();\n\
+                   .global .align 1 .b8 anon_$_0123456789abcdef0123456789abcdef_$_4[3] = {65, 66, 67};\n\
+                   .global .align 8 .u64 switch_$_table_$__RNvf_$_llvm_$_123[1] = {generic(anon_$_0123456789abcdef0123456789abcdef_$_4)};\n\
+                   .visible .global .align 8 .b8 anon_$_ffffffffffffffffffffffffffffffff_$_1[8];\n\
+                   .file 1 \"/src/anon_$_0123456789abcdef0123456789abcdef_$_4.rs\"\n\
+                   .visible .entry __gpu_start(\n\t.param .u64 p\n)\n{\n\
+                   \tmov.b64 %rd1, anon_$_0123456789abcdef0123456789abcdef_$_4;\n\
+                   \tcall.uni (retval0), _RNvf_$_llvm_$_123, (param0);\n\
+                   \tcall.uni twice_$_llvm_$_1, ();\n\
+                   \tcall.uni ext_$_llvm_$_7, (param0);\n\
+                   $L__BB0_1:\n\tret;\n}\n";
+        let (out, n) = short_local_names(ptx);
+        assert_eq!(n, 3, "{out}");
+        // The constant, everywhere it is named (not inside the quoted path).
+        assert!(out.contains(".global .align 1 .b8 anon_$_0[3] = {65, 66, 67};"), "{out}");
+        assert!(out.contains("mov.b64 %rd1, anon_$_0;"), "{out}");
+        assert!(out.contains("{generic(anon_$_0)}"), "{out}");
+        assert!(out.contains("\"/src/anon_$_0123456789abcdef0123456789abcdef_$_4.rs\""), "{out}");
+        // The switch table is a constant too; the function drops its suffix.
+        assert!(out.contains(".u64 anon_$_1[1]"), "{out}");
+        assert!(out.contains(".func  (.param .b32 func_retval0) _RNvf(") && out.contains("call.uni (retval0), _RNvf, (param0);"), "{out}");
+        // Kept: a suffix whose base another function has, and what leaves the module.
+        assert!(out.contains("call.uni twice_$_llvm_$_1, ();") && out.contains(".func twice();"), "{out}");
+        assert!(out.contains("call.uni ext_$_llvm_$_7, (param0);"), "{out}");
+        assert!(out.contains(".visible .global .align 8 .b8 anon_$_ffffffffffffffffffffffffffffffff_$_1[8];"), "{out}");
+        assert!(out.contains("$L__BB0_1:"), "{out}");
+        // Nothing to shorten: unchanged.
+        assert_eq!(short_local_names(&out).1, 0);
     }
 }
