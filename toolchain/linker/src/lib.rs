@@ -784,11 +784,12 @@ fn emit_ptx(llc: &Llc, rewritten: Option<String>, optimized: PathBuf, max_regist
             ptx = capped;
         }
     }
-    let (ptx, renamed) = ptx_fixup::short_local_names(&ptx);
+    // Comments first: the renaming then reads only what is kept.
+    let (ptx, renamed) = ptx_fixup::short_local_names(&ptx_fixup::strip_comments(&ptx));
     if std::env::var_os("GPU_LD_VERBOSE").is_some() {
         eprintln!("gpu-ld: {renamed} local names shortened");
     }
-    fs::write(output, ptx_fixup::strip_comments(&ptx)).map_err(LinkError::io("write", output))
+    fs::write(output, ptx).map_err(LinkError::io("write", output))
 }
 
 /// Which rewrites of the optimized IR a link runs.
