@@ -40,7 +40,10 @@ impl LazyKey {
         }
     }
 
+    // Out of line: once per key and program, and inlined it copied the
+    // runtime's key creation into every thread-local's `get`.
     #[cold]
+    #[inline(never)]
     fn lazy_init(&self) -> Key {
         let key = create(self.dtor);
         match self.key.compare_exchange(NO_KEY, key, Ordering::Release, Ordering::Relaxed) {
