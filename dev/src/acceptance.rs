@@ -172,6 +172,7 @@ pub const CHECKS: &[Check] = &[
         (StdoutLine("test tests::fib_overflow_panics ... ok"), "#[should_panic] passes when it panics"),
         (StdoutLine("test tests::demo_failure_is_reported ... FAILED"), "a failing test is reported"),
         (StdoutHas("fails on purpose: fib(5) is 5"), "... with its panic message"),
+        (Custom(spawned_thread_output_captured), "... and what a thread it spawned printed (std's spawn hooks)"),
         (StdoutLine("test tests::fib_exhaustive ... ignored, takes long; run with --ignored"), "#[ignore] is honoured"),
         (
             StdoutLineStarting("test result: FAILED. 3 passed; 1 failed; 1 ignored; 0 measured; 0 filtered out"),
@@ -234,6 +235,21 @@ fn long_lines_whole(o: &Output) -> Result<String, String> {
     match (found(&long), found(&crossing)) {
         (true, true) => Ok("a 1,000-byte line and a 306-byte line".into()),
         (l, c) => Err(format!("1,000-byte line whole: {l}; 306-byte line whole: {c}")),
+    }
+}
+
+/// `cargo-test`: the line a thread spawned by the failing test prints is in
+/// that test's captured output (libtest hands its capture to the test's
+/// threads through a spawn hook), not printed before it as the thread ran.
+fn spawned_thread_output_captured(o: &Output) -> Result<String, String> {
+    const HEADER: &str = "---- tests::demo_failure_is_reported stdout ----";
+    const LINE: &str = "printed by a thread the test spawned";
+    let lines: Vec<&str> = o.stdout.lines().collect();
+    let header = lines.iter().position(|l| *l == HEADER).ok_or("no captured output for demo_failure_is_reported")?;
+    match lines.iter().position(|l| *l == LINE) {
+        Some(i) if i > header => Ok(format!("`{LINE}` under `{HEADER}`")),
+        Some(_) => Err(format!("`{LINE}` printed before `{HEADER}`: not captured")),
+        None => Err(format!("no `{LINE}`")),
     }
 }
 
@@ -519,6 +535,15 @@ mod tests {
         let mangled = text.replace("thread 1 line 7\n", "thread 1 lithread 1 line 7\nne 8\n");
         assert!(every_line_once(&out(0, &mangled, "")).is_err());
         assert!(every_line_once(&out(0, "", "")).is_err());
+    }
+
+    #[test]
+    fn spawned_thread_output_must_be_in_the_failure_report() {
+        let captured = "test tests::demo_failure_is_reported ... FAILED\n\nfailures:\n\n---- tests::demo_failure_is_reported stdout ----\nprinted by a thread the test spawned\n";
+        assert!(spawned_thread_output_captured(&out(101, captured, "")).is_ok());
+        let uncaptured = "printed by a thread the test spawned\ntest tests::demo_failure_is_reported ... FAILED\n\n---- tests::demo_failure_is_reported stdout ----\n";
+        assert!(spawned_thread_output_captured(&out(101, uncaptured, "")).unwrap_err().contains("not captured"));
+        assert!(spawned_thread_output_captured(&out(101, "", "")).is_err());
     }
 
     #[test]

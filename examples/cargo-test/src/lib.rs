@@ -62,6 +62,10 @@ mod tests {
 
     #[test]
     fn demo_failure_is_reported() {
+        // What a thread the test spawns prints is the test's output too
+        // (libtest passes its capture on through a spawn hook): shown with
+        // the failure, not as the thread prints it.
+        thread::spawn(|| println!("printed by a thread the test spawned")).join().unwrap();
         assert_eq!(fib(5), 6, "fails on purpose: fib(5) is 5");
     }
 }
