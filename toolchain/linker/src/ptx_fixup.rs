@@ -139,7 +139,7 @@ pub fn short_local_names(ptx: &str) -> (String, usize) {
         if kept.contains(name) || renames.contains_key(name) {
             continue;
         }
-        let short_already = name.strip_prefix("anon_$_").is_some_and(|k| k.bytes().all(|b| b.is_ascii_digit()));
+        let short_already = name.strip_prefix("anon_$_").is_some_and(is_number);
         let new = if !short_already && ["anon_$_", "switch_$_table_$_", "alloc_$_"].iter().any(|p| name.starts_with(p)) {
             loop {
                 let candidate = format!("anon_$_{next_anon}");
@@ -150,8 +150,7 @@ pub fn short_local_names(ptx: &str) -> (String, usize) {
             }
         } else if let Some((base, number)) = name.rsplit_once("_$_llvm_$_")
             && !base.is_empty()
-            && !number.is_empty()
-            && number.bytes().all(|b| b.is_ascii_digit())
+            && is_number(number)
             && !tokens.contains(base)
             && !taken.contains(base)
         {
@@ -164,15 +163,13 @@ pub fn short_local_names(ptx: &str) -> (String, usize) {
     }
     // `$` cannot begin a Rust symbol; the prefix is one no identifier of
     // the module uses with a number after it (else parameters keep names).
-    let number = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
     let param_prefix = ["$p", "$p_$_"]
         .into_iter()
-        .find(|p| !tokens.iter().any(|t| t.strip_prefix(p).is_some_and(number)));
+        .find(|p| !tokens.iter().any(|t| t.strip_prefix(p).is_some_and(is_number)));
     // `<function>_param_<i>` of a function the module declares: its index.
     fn param_index<'a>(t: &'a str, declared: &HashSet<&str>) -> Option<&'a str> {
         let (function, index) = t.rsplit_once("_param_")?;
-        let number = !index.is_empty() && index.bytes().all(|b| b.is_ascii_digit());
-        (number && declared.contains(function) && !declared.contains(t)).then_some(index)
+        (is_number(index) && declared.contains(function) && !declared.contains(t)).then_some(index)
     }
     let mut params: HashSet<&str> = HashSet::new();
     let mut out = String::with_capacity(ptx.len());
@@ -225,6 +222,11 @@ fn declared_name(line: &str) -> Option<(&str, bool)> {
         return head.split_whitespace().last().filter(|w| !w.starts_with('.')).map(|name| (name, exported));
     }
     None
+}
+
+/// Whether `s` is a decimal number (one digit or more).
+fn is_number(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
 }
 
 fn first_identifier(s: &str) -> Option<&str> {
