@@ -32,7 +32,7 @@ fn hello_threads_sm_90_with_line_tables() {
         .expect("one code object");
     let ptx = std::fs::read_to_string(&object).unwrap();
     let locs = ptx.lines().filter(|l| l.trim_start().starts_with(".loc")).count();
-    let files = ptx.lines().filter(|l| l.starts_with(".file")).count();
+    let files = ptx.lines().filter(|l| l.trim_start().starts_with(".file")).count();
     eprintln!("{}: {} bytes, {locs} .loc lines, {files} source files", object.display(), ptx.len());
     assert!(locs > 1000 && files > 10, "no line info in {}", object.display());
     assert!(ptx.contains("hello-threads/src/main.rs\""), "main.rs not among the files");

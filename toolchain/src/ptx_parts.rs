@@ -124,13 +124,7 @@ fn parse(ptx: &str) -> Result<Module<'_>, PtxError> {
             // wrote it, so parts cannot share it. Dropped; the line info
             // (`.file`, `.loc`) stays, which is what `ptxas -lineinfo` and
             // the profilers read.
-            // `.section .debug_macinfo { }` opens and closes on one line.
-            let close = if t.contains('{') && t.ends_with('}') {
-                i
-            } else {
-                (i + 1..lines.len()).find(|&k| lines[k].trim() == "}").ok_or(PtxError::UnterminatedBody { line: i + 1 })?
-            };
-            i = close + 1;
+            i = section_end(&lines, i)? + 1;
             continue;
         } else if let Some(rest) = t.strip_prefix(".file") {
             // `.file 3 "path"` (with line info, `debug = "line-tables-only"`).
@@ -150,15 +144,53 @@ fn parse(ptx: &str) -> Result<Module<'_>, PtxError> {
 
 /// The header lines, without the `debug` of `.target sm_90, debug`: that
 /// promises the DWARF sections, which [`parse`] drops.
+/// The last line of the `.section` that opens at `lines[i]`.
+/// `.section .debug_macinfo { }` opens and closes on one line.
+fn section_end(lines: &[&str], i: usize) -> Result<usize, PtxError> {
+    let t = lines[i].trim();
+    if t.contains('{') && t.ends_with('}') {
+        return Ok(i);
+    }
+    (i + 1..lines.len()).find(|&k| lines[k].trim() == "}").ok_or(PtxError::UnterminatedBody { line: i + 1 })
+}
+
+/// A `.target` line without `debug`, which promises DWARF sections; other
+/// lines as they are.
+fn without_debug_target(line: &str) -> String {
+    match line.trim_start().strip_prefix(".target") {
+        Some(t) => format!(".target {}", t.split(',').map(str::trim).filter(|w| *w != "debug").collect::<Vec<_>>().join(", ")),
+        None => line.to_string(),
+    }
+}
+
 fn header_text(header: &[&str]) -> String {
-    let lines: Vec<String> = header
-        .iter()
-        .map(|h| match h.trim_start().strip_prefix(".target") {
-            Some(t) => format!(".target {}", t.split(',').map(str::trim).filter(|w| *w != "debug").collect::<Vec<_>>().join(", ")),
-            None => h.to_string(),
-        })
-        .collect();
+    let lines: Vec<String> = header.iter().map(|h| without_debug_target(h)).collect();
     lines.join("\n")
+}
+
+/// `ptx` without its DWARF sections and the `debug` of its `.target`, as
+/// [`merge`] writes a module: the line info (`.file`, `.loc`) stays, which
+/// is what `ptxas -lineinfo` and the profilers read, and the module is
+/// the same whether `gpu-ld` ran one `llc` or several. `None` if `ptx` has
+/// no DWARF.
+pub fn without_dwarf(ptx: &str) -> Result<Option<String>, PtxError> {
+    let lines: Vec<&str> = ptx.lines().collect();
+    if !lines.iter().any(|l| l.trim_start().starts_with(".section")) {
+        return Ok(None);
+    }
+    let mut out = String::with_capacity(ptx.len());
+    let mut i = 0;
+    while i < lines.len() {
+        let t = lines[i].trim_start();
+        if t.starts_with(".section") {
+            i = section_end(&lines, i)? + 1;
+            continue;
+        }
+        out.push_str(&without_debug_target(lines[i]));
+        out.push('\n');
+        i += 1;
+    }
+    Ok(Some(out))
 }
 
 /// The prototype of a definition, with the linkage given.
@@ -441,6 +473,15 @@ mod tests {
 \ttrap;
 }
 ";
+
+    #[test]
+    fn without_dwarf_keeps_the_line_info_and_drops_the_sections() {
+        let ptx = ".version 7.8\n.target sm_90, debug\n.address_size 64\n\n.func f()\n{\n\t.loc\t1 3 4\n\tret;\n}\n\t.file\t1 \"/src/a.rs\"\n\t.section\t.debug_abbrev\n\t{\n.b8 1\n\t}\n\t.section\t.debug_macinfo\t{\t}\n";
+        let out = without_dwarf(ptx).unwrap().unwrap();
+        assert_eq!(out, ".version 7.8\n.target sm_90\n.address_size 64\n\n.func f()\n{\n\t.loc\t1 3 4\n\tret;\n}\n\t.file\t1 \"/src/a.rs\"\n");
+        assert!(without_dwarf(&out).unwrap().is_none());
+        assert!(without_dwarf(".section .debug_info\n{\n.b8 1\n").is_err());
+    }
 
     #[test]
     fn parts_declare_what_others_define() {

@@ -22,9 +22,10 @@ pub enum LinkError {
     /// A tool ran and failed; its stderr says why.
     #[error("{tool} failed:\n{stderr}")]
     Tool { tool: PathBuf, stderr: String },
-    /// The PTX parts of a split module could not be joined.
-    #[error("joining the PTX parts: {0}")]
-    Merge(#[from] gpu_toolchain::PtxError),
+    /// `llc`'s PTX could not be read: joining a split module's parts, or
+    /// taking the DWARF out of a whole one.
+    #[error("reading llc's PTX: {0}")]
+    Ptx(#[from] gpu_toolchain::PtxError),
     /// A thread running `llc` on one part panicked.
     #[error("an llc thread panicked")]
     LlcPanicked,

@@ -771,7 +771,11 @@ fn emit_ptx(llc: &Llc, rewritten: Option<String>, optimized: PathBuf, max_regist
             })?;
             gpu_toolchain::ptx_parts::merge(&ptx_parts, &split.localized)?
         }
-        (None, rewritten) => llc.ptx(&llc.bitcode(rewritten.as_deref(), optimized)?, "out")?,
+        (None, rewritten) => {
+            let ptx = llc.ptx(&llc.bitcode(rewritten.as_deref(), optimized)?, "out")?;
+            // With line tables: the same module the parts' merge writes.
+            gpu_toolchain::ptx_parts::without_dwarf(&ptx)?.unwrap_or(ptx)
+        }
     };
     let (mut ptx, _fixed) = ptx_fixup::fix_local_cas(&ptx);
     let regs = match max_registers {
