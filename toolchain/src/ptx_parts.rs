@@ -142,8 +142,6 @@ fn parse(ptx: &str) -> Result<Module<'_>, PtxError> {
     Ok(m)
 }
 
-/// The header lines, without the `debug` of `.target sm_90, debug`: that
-/// promises the DWARF sections, which [`parse`] drops.
 /// The last line of the `.section` that opens at `lines[i]`.
 /// `.section .debug_macinfo { }` opens and closes on one line.
 fn section_end(lines: &[&str], i: usize) -> Result<usize, PtxError> {
@@ -163,6 +161,8 @@ fn without_debug_target(line: &str) -> String {
     }
 }
 
+/// The header lines, without the `debug` of `.target sm_90, debug`: that
+/// promises the DWARF sections, which [`parse`] drops.
 fn header_text(header: &[&str]) -> String {
     let lines: Vec<String> = header.iter().map(|h| without_debug_target(h)).collect();
     lines.join("\n")

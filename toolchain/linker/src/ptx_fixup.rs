@@ -101,8 +101,7 @@ pub fn strip_comments(ptx: &str) -> String {
 ///   literals, panic locations and vtables, which no tool shows by name;
 /// - a local function whose name ends in the `.llvm.<number>` that rustc
 ///   gives a private function one codegen unit exports to another drops it
-///   where no other symbol has that name: it demangles again.
-///
+///   where no other symbol has that name: it demangles again;
 /// - a function's parameters, which `llc` names `<function>_param_<i>` in
 ///   its prototype, its definition and each load of them, become `$p<i>`:
 ///   a parameter's name is scoped to its function and reaches no tool (the
