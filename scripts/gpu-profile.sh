@@ -7,7 +7,7 @@
 #       gpurun build benches/programs --arch sm_90 --release --bin spawn_join
 #     bash scripts/gpu-profile.sh --bundle PTX gpu-bundle/prof
 #   then there:
-#     bash scripts/gpu-profile.sh gpu-bundle/prof OUTDIR [gpurun run options]
+#     bash scripts/gpu-profile.sh gpu-bundle/prof OUTDIR [gpurun run options] [-- program arguments]
 # Writes OUTDIR/source.csv.gz (ncu's source page: each source line, then
 # its SASS, with samples, stall reasons and instructions executed) and the
 # run's output; summarise it with dev/probes/ncu_source_lines.py.
@@ -28,16 +28,19 @@ if [ "${1:-}" = --bundle ]; then
     exit 0
 fi
 B=$1 O=$2; shift 2
+opts=() args=()
+while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
+[ $# -gt 0 ] && args=("$@")
 export PATH=$PATH:/usr/local/cuda/bin
 mkdir -p "$O"
 # The line info names the build machine's paths: put the sources there.
 src=$(cat "$B/ROOT")/target/gpu-toolchain/lib/rustlib/src/rust
 mkdir -p "$src" && tar xzf "$B/sources.tgz" -C "$src"
 export GPURUN_CACHE_DIR=/tmp/gpu-profile-cache
-"$B/gpurun" run "$@" "$B/program.ptx" > "$O/plain.out" 2> "$O/plain.err"
+"$B/gpurun" run "${opts[@]}" "$B/program.ptx" "${args[@]}" > "$O/plain.out" 2> "$O/plain.err"
 timeout 500 ncu --clock-control none --target-processes all --launch-count 1 \
     --section WarpStateStats --section SourceCounters --warp-sampling-interval 0 \
-    -o /tmp/gpu-profile -f "$B/gpurun" run "$@" "$B/program.ptx" > "$O/ncu-run.log" 2>&1
+    -o /tmp/gpu-profile -f "$B/gpurun" run "${opts[@]}" "$B/program.ptx" "${args[@]}" > "$O/ncu-run.log" 2>&1
 echo "ncu exit $?"
 tail -n 3 "$O/ncu-run.log"
 ncu -i /tmp/gpu-profile.ncu-rep --page source --print-source cuda,sass --csv 2> "$O/source.err" | gzip > "$O/source.csv.gz"

@@ -32,10 +32,13 @@ for arch in "${archs[@]}"; do
         | python3 -c 'import json,sys; print([m["executable"] for m in map(json.loads, sys.stdin) if m.get("executable") and m.get("profile",{}).get("test")][0])')
     cp "$harness" "gpu-bundle/cargo-test-$arch.${harness##*.}"
 done
-# The spawn profile (scripts/gpu-spawn-profile.sh).
+# The spawn profile (scripts/gpu-spawn-profile.sh) and the println profile
+# (ptxas it, then `gpurun run`: examples/gpu-checks/src/bin/print-profile.rs).
 mkdir -p gpu-bundle/profile
-obj=$($G build examples/gpu-checks --arch "${archs[0]}" --bin spawn-profile --release | tail -n 1)
-cp "$obj" gpu-bundle/profile/
+for bin in spawn-profile print-profile; do
+    obj=$($G build examples/gpu-checks --arch "${archs[0]}" --bin $bin --release | tail -n 1)
+    cp "$obj" gpu-bundle/profile/
+done
 # An AMD code object, to check the launcher refuses it on an NVIDIA device,
 # and an NVIDIA one for an AMD device (check wrong-vendor).
 obj=$($G build examples/hello-threads --arch gfx90a --release | tail -n 1)
