@@ -5,6 +5,7 @@
 pub use super::common::Env;
 use crate::ffi::{OsStr, OsString};
 use crate::io;
+use crate::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use crate::sync::{Mutex, PoisonError};
 use crate::sys::pal::{abi, host_bytes};
 
@@ -23,13 +24,25 @@ fn launch_vars() -> impl Iterator<Item = (&'static [u8], &'static [u8])> {
 /// costs one uncontended lock.
 static CHANGES: Mutex<Vec<(OsString, Option<OsString>)>> = Mutex::new(Vec::new());
 
+/// Whether `CHANGES` ever had an entry: until then `getenv` and `env` read
+/// the launcher's variables without taking its lock. A program that never
+/// calls `set_var` or `remove_var` never stores it, so the link folds it to
+/// `false` and leaves the lock and the changes out of every lookup (as
+/// `thread::spawnhook`'s flag does; hello-threads: 6 KB of PTX).
+///
+/// Relaxed is enough: it is stored while the lock is held, so a reader that
+/// sees it takes the lock after that holder released it, and one that does
+/// not read the launcher's variables as before the change.
+static CHANGED: AtomicBool = AtomicBool::new(false);
+
 fn os_string(bytes: &[u8]) -> OsString {
     // SAFETY: any bytes are a valid `OsString` here (`os_str` is bytes).
     unsafe { OsString::from_encoded_bytes_unchecked(bytes.to_vec()) }
 }
 
 pub fn env() -> Env {
-    let changes = CHANGES.lock().unwrap_or_else(PoisonError::into_inner);
+    let guard = CHANGED.load(Relaxed).then(|| CHANGES.lock().unwrap_or_else(PoisonError::into_inner));
+    let changes: &[(OsString, Option<OsString>)] = guard.as_deref().map_or(&[], Vec::as_slice);
     let changed = |k: &[u8]| changes.iter().any(|(c, _)| c.as_encoded_bytes() == k);
     let mut vars: Vec<(OsString, OsString)> =
         launch_vars().filter(|&(k, _)| !changed(k)).map(|(k, v)| (os_string(k), os_string(v))).collect();
@@ -38,11 +51,12 @@ pub fn env() -> Env {
 }
 
 pub fn getenv(key: &OsStr) -> Option<OsString> {
-    let changes = CHANGES.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some((_, v)) = changes.iter().find(|(k, _)| k.as_os_str() == key) {
-        return v.clone();
+    if CHANGED.load(Relaxed) {
+        let changes = CHANGES.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, v)) = changes.iter().find(|(k, _)| k.as_os_str() == key) {
+            return v.clone();
+        }
     }
-    drop(changes);
     launch_vars().find(|&(k, _)| k == key.as_encoded_bytes()).map(|(_, v)| os_string(v))
 }
 
@@ -50,6 +64,7 @@ fn change(key: &OsStr, value: Option<&OsStr>) {
     let mut changes = CHANGES.lock().unwrap_or_else(PoisonError::into_inner);
     changes.retain(|(k, _)| k.as_os_str() != key);
     changes.push((key.to_owned(), value.map(OsStr::to_owned)));
+    CHANGED.store(true, Relaxed);
 }
 
 pub unsafe fn setenv(key: &OsStr, value: &OsStr) -> io::Result<()> {
