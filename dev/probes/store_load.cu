@@ -17,53 +17,9 @@ __device__ __forceinline__ unsigned long long T() {
     return t;
 }
 
-#define CHAIN(name, st, ld)                                                                 \
-    __device__ __noinline__ long long name(unsigned long long* p, int n, unsigned long long zero) { \
-        unsigned long long v = 1;                                                           \
-        unsigned long long t = T();                                                         \
-        for (int i = 0; i < n; i++) {                                                       \
-            unsigned long long* q = p + v * zero;                                           \
-            asm volatile(st " [%0], %1;" ::"l"(q), "l"(v) : "memory");                      \
-            asm volatile(ld " %0, [%1];" : "=l"(v) : "l"(q) : "memory");                    \
-            v += 1;                                                                         \
-        }                                                                                   \
-        sink = v;                                                                           \
-        return T() - t;                                                                     \
-    }
-
-CHAIN(global_default, "st.global.u64", "ld.global.u64")
-CHAIN(global_wb_ca, "st.global.wb.u64", "ld.global.ca.u64")
-CHAIN(global_wt_ca, "st.global.wt.u64", "ld.global.ca.u64")
-CHAIN(global_evict_last, "st.global.L1::evict_last.u64", "ld.global.L1::evict_last.u64")
-CHAIN(generic_on_global, "st.u64", "ld.u64")
-CHAIN(local_default, "st.local.u64", "ld.local.u64")
-CHAIN(generic_on_local, "st.u64", "ld.u64")
-
-// A load of a line read before and not stored to: an L1 hit.
-__device__ __noinline__ long long global_load_only(unsigned long long* p, int n, unsigned long long zero) {
-    unsigned long long v = 0;
-    unsigned long long t = T();
-    for (int i = 0; i < n; i++) asm volatile("ld.global.u64 %0, [%1];" : "=l"(v) : "l"(p + v * zero) : "memory");
-    sink = v;
-    return T() - t;
-}
-
-// Store to one word, then load the next word of the same 128-byte line.
-__device__ __noinline__ long long global_same_line(unsigned long long* p, int n, unsigned long long zero) {
-    unsigned long long v = 1;
-    unsigned long long t = T();
-    for (int i = 0; i < n; i++) {
-        unsigned long long* q = p + v * zero;
-        asm volatile("st.global.u64 [%0], %1;" ::"l"(q), "l"(v) : "memory");
-        asm volatile("ld.global.u64 %0, [%1];" : "=l"(v) : "l"(q + 1) : "memory");
-        v += 1;
-    }
-    sink = v;
-    return T() - t;
-}
-
-// Store one word, then load the word `OFF` words further (same line for
-// OFF < 16 words of 8 bytes, another sector from 4 on, another line at 16).
+// Store one word, then load the word `OFF` words further: the same word at
+// 0, the same line below 16 (words of 8 bytes), another sector from 4 on,
+// another line at 16.
 #define NEAR(name, st, ld, OFF)                                                                   \
     __device__ __noinline__ long long name(unsigned long long* p, int n, unsigned long long zero) { \
         unsigned long long v = 1;                                                                 \
@@ -77,6 +33,24 @@ __device__ __noinline__ long long global_same_line(unsigned long long* p, int n,
         sink = v;                                                                                 \
         return T() - t;                                                                           \
     }
+NEAR(global_default, "st.global.u64", "ld.global.u64", 0)
+NEAR(global_wb_ca, "st.global.wb.u64", "ld.global.ca.u64", 0)
+NEAR(global_wt_ca, "st.global.wt.u64", "ld.global.ca.u64", 0)
+NEAR(global_evict_last, "st.global.L1::evict_last.u64", "ld.global.L1::evict_last.u64", 0)
+NEAR(generic_on_global, "st.u64", "ld.u64", 0)
+NEAR(local_default, "st.local.u64", "ld.local.u64", 0)
+NEAR(generic_on_local, "st.u64", "ld.u64", 0)
+
+// A load of a line read before and not stored to: an L1 hit.
+__device__ __noinline__ long long global_load_only(unsigned long long* p, int n, unsigned long long zero) {
+    unsigned long long v = 0;
+    unsigned long long t = T();
+    for (int i = 0; i < n; i++) asm volatile("ld.global.u64 %0, [%1];" : "=l"(v) : "l"(p + v * zero) : "memory");
+    sink = v;
+    return T() - t;
+}
+
+NEAR(global_same_line, "st.global.u64", "ld.global.u64", 1)
 NEAR(global_next_sector, "st.global.u64", "ld.global.u64", 4)
 NEAR(global_next_line, "st.global.u64", "ld.global.u64", 16)
 NEAR(local_next_word, "st.local.u64", "ld.local.u64", 1)
@@ -85,7 +59,7 @@ NEAR(local_next_line, "st.local.u64", "ld.local.u64", 16)
 NEAR(generic_local_next_word, "st.u64", "ld.u64", 1)
 
 // Store both words of a 16-byte pair, then load the second.
-__device__ __noinline__ long long pair_stored_whole(unsigned long long* p, int n, unsigned long long zero, bool local) {
+__device__ __noinline__ long long pair_stored_whole(unsigned long long* p, int n, unsigned long long zero) {
     unsigned long long v = 1;
     unsigned long long t = T();
     for (int i = 0; i < n; i++) {
@@ -123,8 +97,8 @@ __global__ void k(long long* out, unsigned long long* g, int n, unsigned long lo
     out[r++] = local_next_sector((unsigned long long*)lg, n, zero);
     out[r++] = local_next_line((unsigned long long*)lg, n, zero);
     out[r++] = generic_local_next_word(lp, n, zero);
-    out[r++] = pair_stored_whole(g + 192, n, zero, false);
-    out[r++] = pair_stored_whole(lp, n, zero, true);
+    out[r++] = pair_stored_whole(g + 192, n, zero);
+    out[r++] = pair_stored_whole(lp, n, zero);
     dummy = (int)keep[1];
     out[r] = dummy;
 }

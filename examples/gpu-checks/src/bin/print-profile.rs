@@ -5,8 +5,8 @@
 //! handle) and the flush that waits for the host.
 //!
 //! Prints one `profile: <what> mean <ns> p50 <ns> p99 <ns>` line per
-//! measurement (the lines it times start with `~pp`, for a filter). A
-//! diagnostic, not a benchmark row: `gpurun-dev bench` has the real rows.
+//! measurement (the lines it times start with `~pp`). A diagnostic, not a
+//! benchmark row: `gpurun-dev bench` has the real rows.
 //!
 //! `print-profile loop format|println N` runs only that operation N times
 //! (for Nsight Compute's per-line figures, `scripts/gpu-profile.sh`).
@@ -14,40 +14,13 @@ use std::fmt::Write as _;
 use std::hint::black_box;
 use std::io::Write as _;
 
-const N: usize = 2000;
+#[path = "../profile.rs"]
+mod profile;
+use profile::{now, time};
 
 unsafe extern "C" {
     fn __gpu_std_write(fd: u32, ptr: *const u8, len: usize) -> isize;
     fn __gpu_std_flush();
-    fn __gpu_std_monotonic_ns() -> u64;
-}
-
-fn now() -> u64 {
-    // SAFETY: reads the device clock; no preconditions.
-    unsafe { __gpu_std_monotonic_ns() }
-}
-
-fn report(what: &str, samples: &mut [u64]) {
-    samples.sort_unstable();
-    let mean = samples.iter().sum::<u64>() / samples.len() as u64;
-    eprintln!(
-        "profile: {what:<34} mean {mean:>7} ns  p50 {:>7} ns  p99 {:>7} ns",
-        samples[samples.len() / 2],
-        samples[samples.len() * 99 / 100]
-    );
-}
-
-/// Times `f(i)` N times (after N/10 untimed runs).
-fn time(what: &str, mut f: impl FnMut(usize)) {
-    let mut s = Vec::with_capacity(N);
-    for i in 0..N + N / 10 {
-        let t = now();
-        f(i);
-        if i >= N / 10 {
-            s.push(now() - t);
-        }
-    }
-    report(what, &mut s);
 }
 
 /// A `fmt::Write` that drops what it is given: formatting's own cost.
@@ -177,5 +150,5 @@ fn main() {
     });
     let mut out = std::io::stdout();
     time("stdout().write_all(20 bytes)", |_| out.write_all(b"~pp stdout write 0\n").unwrap());
-    eprintln!("profile: done");
+    println!("profile: done");
 }

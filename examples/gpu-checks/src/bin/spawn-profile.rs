@@ -8,36 +8,13 @@
 use std::hint::black_box;
 use std::sync::Arc;
 
-const N: usize = 2000;
+#[path = "../profile.rs"]
+mod profile;
+use profile::{N, now, report, time};
 
 unsafe extern "C" {
     fn __gpu_std_spawn(stack: usize, entry: unsafe extern "C" fn(*mut u8), data: *mut u8) -> i64;
     fn __gpu_std_join(handle: i64);
-    fn __gpu_std_monotonic_ns() -> u64;
-}
-
-fn now() -> u64 {
-    // SAFETY: reads the device clock; no preconditions.
-    unsafe { __gpu_std_monotonic_ns() }
-}
-
-fn report(what: &str, samples: &mut [u64]) {
-    samples.sort_unstable();
-    let mean = samples.iter().sum::<u64>() / samples.len() as u64;
-    println!("profile: {what:<28} mean {mean:>7} ns  p50 {:>7} ns  p99 {:>7} ns", samples[samples.len() / 2], samples[samples.len() * 99 / 100]);
-}
-
-/// Times `f` N times (after N/10 untimed runs).
-fn time(what: &str, mut f: impl FnMut()) {
-    let mut s = Vec::with_capacity(N);
-    for i in 0..N + N / 10 {
-        let t = now();
-        f();
-        if i >= N / 10 {
-            s.push(now() - t);
-        }
-    }
-    report(what, &mut s);
 }
 
 unsafe extern "C" fn noop(_: *mut u8) {}
@@ -48,19 +25,19 @@ unsafe extern "C" fn stamp_entry(data: *mut u8) {
 }
 
 fn main() {
-    time("clock read", || {
+    time("clock read", |_| {
         black_box(now());
     });
-    time("Box<u64> new+drop", || drop(black_box(Box::new(1u64))));
-    time("Box<[u8;200]> new+drop", || drop(black_box(Box::new([1u8; 200]))));
-    time("Arc new+clone+2 drops", || {
+    time("Box<u64> new+drop", |_| drop(black_box(Box::new(1u64))));
+    time("Box<[u8;200]> new+drop", |_| drop(black_box(Box::new([1u8; 200]))));
+    time("Arc new+clone+2 drops", |_| {
         let a = Arc::new(1u64);
         let b = a.clone();
         drop(black_box(a));
         drop(black_box(b));
     });
-    time("thread::current()", || drop(black_box(std::thread::current())));
-    time("raw spawn+join (ABI)", || {
+    time("thread::current()", |_| drop(black_box(std::thread::current())));
+    time("raw spawn+join (ABI)", |_| {
         // SAFETY: `noop` is sound to run once anywhere.
         let h = unsafe { __gpu_std_spawn(0, noop, std::ptr::null_mut()) };
         assert!(h > 0, "raw spawn failed: {h}");
@@ -93,7 +70,7 @@ fn main() {
     report("raw: spawn -> entry runs", &mut start);
     report("raw: entry -> join returns", &mut back);
 
-    time("std spawn+join", || std::thread::spawn(|| ()).join().unwrap());
+    time("std spawn+join", |_| std::thread::spawn(|| ()).join().unwrap());
 
     let (mut call, mut start, mut body, mut back) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for i in 0..N + N / 10 {
@@ -117,7 +94,7 @@ fn main() {
     report("std: clock read in closure", &mut body);
     report("std: closure end -> join", &mut back);
 
-    time("std scope spawn+join", || {
+    time("std scope spawn+join", |_| {
         std::thread::scope(|s| {
             s.spawn(|| ());
         })
