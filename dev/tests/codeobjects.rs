@@ -191,6 +191,16 @@ fn hello_threads_sm_90() {
     let body = entry + ptx[entry..].find('{').unwrap();
     assert!(ptx[entry..body].contains(".maxnreg 64"), "no register cap on __gpu_start");
     assert_frames_shared(&ptx, "hello-threads");
+    // `gpurun size --why`: spawn's `expect` keeps `io::Error`'s `Debug`, reached
+    // from the kernel through the vtable its message formats with...
+    let why = gpu_toolchain::size::ptx_why(&ptx, "<std::io::error::Error as core::fmt::Debug>::fmt");
+    let chain = why.first().and_then(|w| w.chain.as_ref()).unwrap_or_else(|| panic!("not reached: {why:?}"));
+    assert_eq!(chain[0].name, "__gpu_start");
+    assert!(chain.iter().any(|l| l.data), "no vtable on the way: {chain:?}");
+    // ...while a program that names no thread carries no `NulError` (std
+    // patch 09 converts a thread's name where the thread is made).
+    let nul = gpu_toolchain::size::ptx_why(&ptx, "NulError");
+    assert!(nul.is_empty(), "hello-threads names no thread, yet has {nul:?}");
 }
 
 /// Five popular crates, unmodified (rayon, crossbeam-channel, parking_lot,

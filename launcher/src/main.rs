@@ -59,6 +59,11 @@ pub enum Command {
         /// Print JSON instead of a table
         #[arg(long)]
         json: bool,
+        /// Instead of the sizes: why each function whose name contains PATTERN is
+        /// in the program, as the shortest chain of calls, function addresses and
+        /// vtables from the kernel (PTX only)
+        #[arg(long, value_name = "PATTERN")]
+        why: Option<String>,
     },
     /// Show the cubin cache (PTX compiled by ptxas before a run), or empty it
     Cache {
@@ -268,7 +273,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Devices { json } => run_cmd::devices(json),
         Command::Setup { force } => toolchain_cmds::setup(force),
         Command::Build { dir, build } => toolchain_cmds::build(dir, build),
-        Command::Size { program, build, top, json } => toolchain_cmds::size(program, build, top, json),
+        Command::Size { program, build, top, json, why } => toolchain_cmds::size(program, build, top, json, why),
         Command::Cache { action } => run_cmd::cache(matches!(action, Some(CacheAction::Clean))),
         Command::Init { dir, arch, force } => toolchain_cmds::init(dir, arch, force),
         Command::Doctor { json } => toolchain_cmds::doctor(json),

@@ -88,8 +88,9 @@ pub fn build(dir: PathBuf, build: BuildArgs) -> anyhow::Result<i32> {
     Ok(0)
 }
 
-/// `gpurun size`: the size report of a code object, or of a crate's build.
-pub fn size(program: PathBuf, build: BuildArgs, top: usize, json: bool) -> anyhow::Result<i32> {
+/// `gpurun size`: the size report of a code object, or of a crate's build;
+/// with `why`, the chains that keep the functions it names in the program.
+pub fn size(program: PathBuf, build: BuildArgs, top: usize, json: bool, why: Option<String>) -> anyhow::Result<i32> {
     let object = if program.is_dir() {
         let mut objects = build_objects(&program, build)?;
         if objects.len() > 1 {
@@ -104,6 +105,22 @@ pub fn size(program: PathBuf, build: BuildArgs, top: usize, json: bool) -> anyho
         launcher::codeobj::Kind::Ptx(_) => gpu_toolchain::Vendor::Nvidia,
         _ => bail!("{}: the size report reads PTX and AMDGPU code objects, not cubins or fatbins", object.display()),
     };
+    if let Some(pattern) = why {
+        if vendor != gpu_toolchain::Vendor::Nvidia {
+            bail!(
+                "{}: --why reads PTX (a linked AMDGPU code object keeps no call relocations); the same crate built for an NVIDIA arch (--arch sm_90) shows the same std chains",
+                object.display()
+            );
+        }
+        let ptx = std::fs::read_to_string(&object).with_context(|| format!("{}", object.display()))?;
+        let whys = gpu_toolchain::size::ptx_why(&ptx, &pattern);
+        if json {
+            println!("{}", serde_json::to_string_pretty(&gpu_toolchain::size::why_json(&whys))?);
+        } else {
+            print!("{}", gpu_toolchain::size::render_why(&pattern, &whys));
+        }
+        return Ok(if whys.is_empty() { 1 } else { 0 });
+    }
     let paths = Paths::from_env();
     ensure_toolchain(&paths, false)?;
     let llvm = tc::llvm_bin(&paths.toolchain).context("llvm-tools (llvm-nm) in the patched toolchain")?;

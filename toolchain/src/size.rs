@@ -184,6 +184,158 @@ pub fn ptx_header_name(line: &str) -> Option<&str> {
     (end > 0).then(|| &rest[..end])
 }
 
+/// Why a function is in a PTX module: the shortest chain of references that
+/// reaches it from a kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Why {
+    /// The function, demangled.
+    pub target: String,
+    /// From the kernel to the target, each step demangled; `None` when no
+    /// kernel reaches it (an exported function kept for its own sake).
+    pub chain: Option<Vec<Link>>,
+}
+
+/// One step of a [`Why`] chain.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Link {
+    pub name: String,
+    /// A global (a vtable, a table of pointers) rather than a function: the
+    /// next step is named in its initial value.
+    pub data: bool,
+}
+
+/// For each function defined in `ptx` whose demangled name contains
+/// `pattern` (or whose symbol is `pattern`), why it is there: the shortest
+/// chain from a kernel through calls, function addresses taken and the
+/// globals whose initial values name functions (vtables). What `gpurun size
+/// --why` prints; the way to ask why a `Debug` impl or a panic message is in
+/// a program that seems never to use it.
+pub fn ptx_why(ptx: &str, pattern: &str) -> Vec<Why> {
+    let functions = ptx_function_texts(ptx);
+    let globals = ptx_global_initializers(ptx);
+    // Every node's text, to find the names it refers to.
+    let mut texts: HashMap<&str, (&str, bool)> = HashMap::new();
+    for &(name, text) in &functions {
+        // The header names the function itself.
+        let body = text.find('{').map_or(text, |at| &text[at..]);
+        texts.insert(name, (body, false));
+    }
+    for &(name, init) in &globals {
+        texts.entry(name).or_insert((init, true));
+    }
+    let mut parent: HashMap<&str, Option<&str>> = HashMap::new();
+    let mut queue = std::collections::VecDeque::new();
+    for &(name, text) in &functions {
+        if ptx_is_kernel(text) {
+            parent.insert(name, None);
+            queue.push_back(name);
+        }
+    }
+    while let Some(node) = queue.pop_front() {
+        let Some(&(text, _)) = texts.get(node) else { continue };
+        for word in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$')) {
+            if let Some((&name, _)) = texts.get_key_value(word) {
+                if !parent.contains_key(name) {
+                    parent.insert(name, Some(node));
+                    queue.push_back(name);
+                }
+            }
+        }
+    }
+    functions
+        .iter()
+        .filter_map(|&(symbol, _)| {
+            let target = demangle(symbol);
+            (symbol == pattern || target.contains(pattern)).then(|| {
+                let chain = parent.contains_key(symbol).then(|| {
+                    let mut steps = Vec::new();
+                    let mut at = Some(symbol);
+                    while let Some(name) = at {
+                        steps.push(Link { name: demangle(name), data: texts.get(name).is_some_and(|t| t.1) });
+                        at = parent[name];
+                    }
+                    steps.reverse();
+                    steps
+                });
+                Why { target, chain }
+            })
+        })
+        .collect()
+}
+
+/// Whether a function's text (from [`ptx_function_texts`]) is a kernel's.
+fn ptx_is_kernel(text: &str) -> bool {
+    text.lines().next().is_some_and(|header| header.split_whitespace().any(|w| w == ".entry"))
+}
+
+/// Each module-scope variable of `ptx` with the text of its initial value
+/// (empty without one): `.global .align 8 .u64 vtable[3] = {f, 8, 8};`.
+fn ptx_global_initializers(ptx: &str) -> Vec<(&str, &str)> {
+    const SPACES: [&str; 3] = [".global", ".const", ".shared"];
+    ptx.lines()
+        .filter(|l| !l.starts_with(char::is_whitespace))
+        .filter_map(|line| {
+            let (decl, init) = line.split_once('=').unwrap_or((line, ""));
+            let mut words = decl.split_whitespace().peekable();
+            // Linkage (`.visible`, `.extern`, ...), then the state space.
+            while words.peek().is_some_and(|w| !SPACES.contains(w)) {
+                let w = words.next()?;
+                if !w.starts_with('.') {
+                    return None; // an instruction, a label, a brace
+                }
+            }
+            words.next()?;
+            let mut name = None;
+            while let Some(w) = words.next() {
+                if w == ".align" {
+                    words.next();
+                } else if !w.starts_with('.') {
+                    name = Some(w);
+                    break;
+                }
+            }
+            let name = name?;
+            let end = name.find(['[', ';']).unwrap_or(name.len());
+            (end > 0).then(|| (&name[..end], init))
+        })
+        .collect()
+}
+
+/// [`ptx_why`]'s answer as JSON: `[{"function", "chain": [{"name", "data"}] | null}]`.
+pub fn why_json(whys: &[Why]) -> serde_json::Value {
+    whys.iter()
+        .map(|w| {
+            serde_json::json!({
+                "function": w.target,
+                "chain": w.chain.as_ref().map(|c| c.iter().map(|l| serde_json::json!({"name": l.name, "data": l.data})).collect::<Vec<_>>()),
+            })
+        })
+        .collect()
+}
+
+/// [`ptx_why`]'s answer as text.
+pub fn render_why(pattern: &str, whys: &[Why]) -> String {
+    if whys.is_empty() {
+        return format!("no function's name contains {pattern:?}\n");
+    }
+    let mut s = String::new();
+    for why in whys {
+        s += &format!("{}\n", why.target);
+        match &why.chain {
+            None => s += "    reached from no kernel: kept for its own sake (an exported symbol)\n",
+            Some(chain) => {
+                // The kernel first; each later step is named by the one above.
+                for (i, link) in chain.iter().enumerate() {
+                    let arrow = if i == 0 { "" } else { "-> " };
+                    let what = if link.data { "  (data: a vtable or table naming the next)" } else { "" };
+                    s += &format!("    {arrow}{}{what}\n", link.name);
+                }
+            }
+        }
+    }
+    s
+}
+
 /// Function symbols (`t`/`T`/`W` with a size) from `llvm-nm --print-size`.
 pub fn nm_functions(nm: &str) -> Vec<(String, u64)> {
     nm.lines()
@@ -290,6 +442,57 @@ mod tests {
         assert_eq!(report.functions[0].krate, "foo");
         assert_eq!(report.by_crate().iter().map(|c| c.krate.as_str()).collect::<Vec<_>>(), ["foo", "[other]"]);
         assert!(report.render(10).contains("foo::bar"));
+    }
+
+    #[test]
+    fn why_follows_calls_addresses_and_vtables_from_the_kernel() {
+        let ptx = "\
+.version 8.6
+.target sm_90
+.func _RNvCs1_3foo5debug
+(
+\t.param .b64 $p0
+)
+;
+.global .align 8 .u64 anon_$_0[3] = {_RNvCs1_3foo5debug, 8, 8};
+.visible .shared .align 8 .b8 __gpu_stack_slot[8];
+.visible .entry __gpu_start(
+\t.param .u64 p
+)
+{
+\t{
+\tcall.uni _RNvCs1_3foo5spawn, ();
+\t}
+\tret;
+}
+.func _RNvCs1_3foo5spawn()
+{
+\tmov.b64 \t%rd1, anon_$_0;
+\tret;
+}
+.func _RNvCs1_3foo5debug(
+\t.param .b64 $p0
+)
+{
+\tld.shared.b64 \t%rd1, [__gpu_stack_slot];
+\tret;
+}
+.visible .func _RNvCs1_3foo6export()
+{
+\tret;
+}
+";
+        let why = ptx_why(ptx, "foo::debug");
+        assert_eq!(why.len(), 1);
+        let chain = why[0].chain.as_ref().expect("reached");
+        let names: Vec<(&str, bool)> = chain.iter().map(|l| (l.name.as_str(), l.data)).collect();
+        assert_eq!(names, [("__gpu_start", false), ("foo::spawn", false), ("anon.0", true), ("foo::debug", false)]);
+        let text = render_why("foo::debug", &why);
+        assert!(text.starts_with("foo::debug\n    __gpu_start\n    -> foo::spawn\n    -> anon.0  (data"), "{text}");
+        // Exported and called by nothing: no chain.
+        assert_eq!(ptx_why(ptx, "export"), [Why { target: "foo::export".into(), chain: None }]);
+        assert!(ptx_why(ptx, "nothing").is_empty());
+        assert_eq!(why_json(&why)[0]["chain"][2]["data"], true);
     }
 
     #[test]
