@@ -54,9 +54,16 @@ fn strip_linkage(s: &str) -> &str {
     LINKAGE.iter().find_map(|l| s.strip_prefix(l)).unwrap_or(s).trim_start()
 }
 
-fn is_variable(line: &str) -> bool {
+/// Whether `line` declares a module-scope variable (`.global`, `.const`,
+/// `.shared`, after any linkage).
+pub(crate) fn is_variable(line: &str) -> bool {
     let rest = strip_linkage(line);
     [".global", ".const", ".shared"].iter().any(|s| rest.starts_with(s))
+}
+
+/// Whether a function header line (after any linkage) opens a kernel.
+pub(crate) fn is_kernel_header(line: &str) -> bool {
+    strip_linkage(line).starts_with(".entry")
 }
 
 /// Byte offset of `line` (a slice of `text`) in `text`.
@@ -89,7 +96,7 @@ fn parse(ptx: &str) -> Result<Module<'_>, PtxError> {
                 if k == lines.len() {
                     return Err(PtxError::UnterminatedBody { line: i + 1 });
                 }
-                let is_kernel = strip_linkage(line).starts_with(".entry");
+                let is_kernel = is_kernel_header(line);
                 let head = lines[i..j].to_vec();
                 if is_kernel {
                     for h in &head {
@@ -223,7 +230,7 @@ fn extern_variable(line: &str) -> String {
 
 /// The words of PTX text that could name a symbol: runs of letters, digits,
 /// `_` and `$` (LLVM writes every other character of a symbol as `_$_`).
-fn identifiers(text: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn identifiers(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$')).filter(|w| !w.is_empty())
 }
 
@@ -315,7 +322,7 @@ pub fn split(ptx: &str, parts: usize) -> Result<(Vec<String>, Option<u32>), PtxE
 }
 
 /// The name a module-scope variable line declares (`.global .align 8 .b8 name[16] = {...};`).
-fn variable_name(line: &str) -> &str {
+pub(crate) fn variable_name(line: &str) -> &str {
     let decl = line.trim();
     let decl = decl.find(" = ").map_or(decl.trim_end_matches(';'), |p| &decl[..p]);
     let last = decl.split_whitespace().last().unwrap_or("");

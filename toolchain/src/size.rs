@@ -226,14 +226,14 @@ pub fn ptx_why(ptx: &str, pattern: &str) -> Vec<Why> {
     let mut parent: HashMap<&str, Option<&str>> = HashMap::new();
     let mut queue = std::collections::VecDeque::new();
     for &(name, text) in &functions {
-        if ptx_is_kernel(text) {
+        if crate::ptx_parts::is_kernel_header(text) {
             parent.insert(name, None);
             queue.push_back(name);
         }
     }
     while let Some(node) = queue.pop_front() {
         let Some(&(text, _)) = texts.get(node) else { continue };
-        for word in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$')) {
+        for word in crate::ptx_parts::identifiers(text) {
             if let Some((&name, _)) = texts.get_key_value(word) {
                 if !parent.contains_key(name) {
                     parent.insert(name, Some(node));
@@ -263,41 +263,13 @@ pub fn ptx_why(ptx: &str, pattern: &str) -> Vec<Why> {
         .collect()
 }
 
-/// Whether a function's text (from [`ptx_function_texts`]) is a kernel's.
-fn ptx_is_kernel(text: &str) -> bool {
-    text.lines().next().is_some_and(|header| header.split_whitespace().any(|w| w == ".entry"))
-}
-
 /// Each module-scope variable of `ptx` with the text of its initial value
 /// (empty without one): `.global .align 8 .u64 vtable[3] = {f, 8, 8};`.
 fn ptx_global_initializers(ptx: &str) -> Vec<(&str, &str)> {
-    const SPACES: [&str; 3] = [".global", ".const", ".shared"];
     ptx.lines()
-        .filter(|l| !l.starts_with(char::is_whitespace))
-        .filter_map(|line| {
-            let (decl, init) = line.split_once('=').unwrap_or((line, ""));
-            let mut words = decl.split_whitespace().peekable();
-            // Linkage (`.visible`, `.extern`, ...), then the state space.
-            while words.peek().is_some_and(|w| !SPACES.contains(w)) {
-                let w = words.next()?;
-                if !w.starts_with('.') {
-                    return None; // an instruction, a label, a brace
-                }
-            }
-            words.next()?;
-            let mut name = None;
-            while let Some(w) = words.next() {
-                if w == ".align" {
-                    words.next();
-                } else if !w.starts_with('.') {
-                    name = Some(w);
-                    break;
-                }
-            }
-            let name = name?;
-            let end = name.find(['[', ';']).unwrap_or(name.len());
-            (end > 0).then(|| (&name[..end], init))
-        })
+        .filter(|l| crate::ptx_parts::is_variable(l))
+        .map(|line| (crate::ptx_parts::variable_name(line), line.split_once(" = ").map_or("", |(_, init)| init)))
+        .filter(|(name, _)| !name.is_empty())
         .collect()
 }
 
