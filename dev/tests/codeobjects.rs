@@ -201,6 +201,13 @@ fn hello_threads_sm_90() {
     // patch 09 converts a thread's name where the thread is made).
     let nul = gpu_toolchain::size::ptx_why(&ptx, "NulError");
     assert!(nul.is_empty(), "hello-threads names no thread, yet has {nul:?}");
+    // `str`'s `Debug` slices on boundaries it made (std patch 12): no
+    // `slice_error_fail`, nor the `char` and `Range` `Debug` it formats.
+    let slice = gpu_toolchain::size::ptx_why(&ptx, "slice_error_fail");
+    assert!(slice.is_empty(), "hello-threads has {slice:?}");
+    // The builders' fields are one function, not inlined into each `Debug`.
+    let field = gpu_toolchain::size::ptx_why(&ptx, "<core::fmt::builders::DebugStruct>::field");
+    assert!(field.first().is_some_and(|w| w.chain.is_some()), "DebugStruct::field is not a function: {field:?}");
 }
 
 /// Five popular crates, unmodified (rayon, crossbeam-channel, parking_lot,

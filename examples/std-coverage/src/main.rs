@@ -95,6 +95,7 @@ fn main() {
     spawn_errors(&mut c);
     random(&mut c);
     io_errors(&mut c);
+    formatting(&mut c);
     maths(&mut c);
 
     if c.failed == 0 {
@@ -802,6 +803,56 @@ fn io_errors(c: &mut Checks) {
     c.check("env: set_var, remove_var", set.as_deref() == Ok("set") && removed.is_err(), format!("{set:?} then {removed:?}"));
     let e = io::Error::other("custom");
     c.check("io::Error::other", e.to_string() == "custom", &e);
+}
+
+/// `Debug` output as std prints it on the host: the builders, plain and
+/// `{:#?}`, and `str`'s and `char`'s escapes (the GPU std keeps these out of
+/// line or skips a check that cannot fail; the text must not change).
+fn formatting(c: &mut Checks) {
+    // Fields are read only by `Debug`.
+    #[allow(dead_code)]
+    #[derive(Debug)]
+    struct Point {
+        x: i32,
+        label: &'static str,
+    }
+    #[allow(dead_code)]
+    #[derive(Debug)]
+    struct Pair(u8, char);
+    #[allow(dead_code)]
+    #[derive(Debug)]
+    enum Shape {
+        Unit,
+        Tuple(i8),
+        Named { side: u16 },
+    }
+    let p = Point { x: -3, label: "a\"b" };
+    let mut map = BTreeMap::new();
+    map.insert(1, "one");
+    map.insert(2, "two");
+    let set: std::collections::BTreeSet<_> = [3, 1].into();
+    let cases: [(&str, String, &str); 10] = [
+        ("struct", format!("{p:?}"), r#"Point { x: -3, label: "a\"b" }"#),
+        ("struct {:#?}", format!("{p:#?}"), "Point {\n    x: -3,\n    label: \"a\\\"b\",\n}"),
+        ("tuple struct", format!("{:?}", Pair(7, '\'')), r#"Pair(7, '\'')"#),
+        ("enum", format!("{:?}", [Shape::Unit, Shape::Tuple(-1), Shape::Named { side: 2 }]), "[Unit, Tuple(-1), Named { side: 2 }]"),
+        ("nested {:#?}", format!("{:#?}", (Pair(1, 'x'), vec![1u8])), "(\n    Pair(\n        1,\n        'x',\n    ),\n    [\n        1,\n    ],\n)"),
+        ("map and set", format!("{map:?} {set:?}"), r#"{1: "one", 2: "two"} {1, 3}"#),
+        ("str escapes", format!("{:?}", "tab\there \"q\" \\ \u{7f} é\u{301} ✓\n"), r#""tab\there \"q\" \\ \u{7f} é\u{301} ✓\n""#),
+        ("char escapes", format!("{:?}", ['\n', '\'', '"', 'é', '\u{301}', '\0']), r#"['\n', '\'', '"', 'é', '\u{301}', '\0']"#),
+        ("io::Error kind", format!("{:?}", io::Error::from(io::ErrorKind::NotFound)), "Kind(NotFound)"),
+        ("io::Error custom", format!("{:?}", io::Error::other("gpu\t")), r#"Custom { kind: Other, error: "gpu\t" }"#),
+    ];
+    for (name, got, want) in cases {
+        c.check(&format!("Debug: {name}"), got == want, got.escape_debug());
+    }
+    // An OS error's message is the platform's: only its shape is std's.
+    let os = format!("{:?}", io::Error::from_raw_os_error(2));
+    c.check(
+        "Debug: io::Error os",
+        os.starts_with("Os { code: 2, kind: NotFound, message: \"") && os.ends_with("\" }"),
+        &os,
+    );
 }
 
 fn close64(a: f64, b: f64) -> bool {
