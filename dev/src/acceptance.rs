@@ -106,6 +106,10 @@ pub const CHECKS: &[Check] = &[
         .expect(&[(StdoutLine("sum: 499500, factorial: 121645100408832000"), "seed demo output")]),
     check("hello-cubin", Compiled("hello-threads"), 0),
     check("std-coverage", Compiled("std-coverage"), 0).expect(&[(Custom(long_lines_whole), "long println! lines arrive whole")]),
+    check("stdout-handle", Compiled("std-coverage"), 0).args(&["stdout-handle"]).expect(&[(
+        StdoutLine("stdout-handle: no newline, flushed at exit"),
+        "an io::stdout() handle's unfinished line flushed at exit",
+    )]),
     check("all-threads-print", Compiled("all-threads-print"), 0).expect(&[(Custom(every_line_once), "no line lost or mangled")]),
     check("panic", Compiled("panic"), 101).expect(&[
         (Custom(panic_location), "panic location like std's"),

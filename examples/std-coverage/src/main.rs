@@ -8,6 +8,8 @@
 //! - `thread-panic`: panics on a thread named `boom` (exit 101)
 //! - `abort`: `process::abort()` (exit 134)
 //! - `exit`: prints "exit-flushed" without a newline, then `process::exit(7)`
+//! - `stdout-handle`: writes a line without its newline through an
+//!   `io::stdout()` handle and returns: std's exit flushes it (exit 0)
 //! - `spawn-exhaust`: `thread::spawn` until no warp is free, so std panics with
 //!   "failed to spawn thread: ... no free GPU warp ..." (exit 101)
 //! - `stack-share`: scoped threads use an atomic and an array on `main`'s
@@ -61,6 +63,11 @@ fn main() {
         Some("exit") => {
             print!("exit-flushed");
             std::process::exit(7);
+        }
+        Some("stdout-handle") => {
+            // Buffered in the handle's LineWriter until std's exit flushes it.
+            io::stdout().write_all(b"stdout-handle: no newline, flushed at exit").unwrap();
+            return;
         }
         Some("spawn-exhaust") => {
             let gate = Arc::new((Mutex::new(false), Condvar::new()));
