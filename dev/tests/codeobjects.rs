@@ -31,6 +31,17 @@ fn check(example: &str, arch: &str) {
 #[test]
 fn hello_threads_gfx90a_wave64() {
     check("hello-threads", "gfx90a");
+    // std's files are named as the host's std names them, `/rustc/<commit>/
+    // library/...` (`compile::std_source_remap`), not by this machine's copy.
+    let paths = toolchain(Path::new(LINKER));
+    let elf = std::fs::read(build_example(&paths, "hello-threads", "gfx90a")).unwrap();
+    let has = |needle: &[u8]| elf.windows(needle.len()).any(|w| w == needle);
+    let remap = gpu_toolchain::compile::std_source_remap(&paths);
+    let to = remap.first().and_then(|f| f.rsplit_once('=')).map(|(_, to)| to.to_string()).expect("a remap flag");
+    assert!(to.starts_with("/rustc/") && to.ends_with("/library"), "{remap:?}");
+    assert!(has(format!("{to}/std/src/").as_bytes()), "no std path under {to}");
+    let local = paths.toolchain.canonicalize().unwrap();
+    assert!(!has(local.to_string_lossy().as_bytes()), "the code object names {}", local.display());
 }
 
 #[test]

@@ -36,6 +36,10 @@ fn hello_threads_sm_90_with_line_tables() {
     eprintln!("{}: {} bytes, {locs} .loc lines, {files} source files", object.display(), ptx.len());
     assert!(locs > 1000 && files > 10, "no line info in {}", object.display());
     assert!(ptx.contains("hello-threads/src/main.rs\""), "main.rs not among the files");
+    // std's panic locations say `/rustc/<commit>/library/...`, as on the host,
+    // but its line tables name the files here, which profilers can open.
+    let library = paths.toolchain.canonicalize().unwrap().join("lib/rustlib/src/rust/library/std/src/");
+    assert!(ptx.contains(&format!("\"{}", library.display())), "no line table names std's files in {}", library.display());
     assert!(!ptx.contains(".section"), "DWARF sections left in {}", object.display());
     assert!(ptx.contains("\n.target sm_90\n"), "the target still promises DWARF");
     let report = codecheck::inspect(&object, arch.vendor, &llvm_bin(&paths)).unwrap();

@@ -44,7 +44,11 @@ pub fn cargo_command(paths: &Paths, arch: &Arch, opts: &Options, manifest: &Path
     let linker_var = format!("CARGO_TARGET_{}_LINKER", arch.vendor.target_name().to_uppercase().replace('-', "_"));
     cmd.env("RUSTC", paths.rustc());
     clean_env(&mut cmd);
-    cmd.env("RUSTFLAGS", target_rustflags(&arch.name).join(" "))
+    // Encoded (0x1f between flags): the remap names a path, which may hold spaces.
+    let mut flags = target_rustflags(&arch.name);
+    flags.extend(std_source_remap(paths));
+    cmd.env_remove("RUSTFLAGS")
+        .env("CARGO_ENCODED_RUSTFLAGS", flags.join("\x1f"))
         .env("GPU_TOOLCHAIN", &paths.toolchain);
     cmd.env(linker_var, paths.gpu_linker());
     cmd
@@ -109,6 +113,26 @@ pub fn target_rustflags(cpu: &str) -> Vec<String> {
         flags.extend(["--cfg".to_string(), cfg.to_string()]);
     }
     flags
+}
+
+/// The flags that name std's source files as the host's std names them,
+/// `/rustc/<commit>/library/...` (in panic locations and `file!()`), where
+/// the made toolchain's rustc tells its commit. `-Zbuild-std` compiles std
+/// from this installation's copy of its sources, so a panic inside std would
+/// otherwise print this machine's absolute path, and every code object would
+/// carry it (their sizes then depend on where the repository lies). Macro
+/// scope only: line tables keep the real files, for profilers. Empty if
+/// rustc does not answer (the build then reports what is wrong with it).
+pub fn std_source_remap(paths: &Paths) -> Vec<String> {
+    let mut cmd = Command::new(paths.rustc());
+    clean_env(&mut cmd);
+    let Ok(out) = cmd.arg("-vV").output() else { return Vec::new() };
+    let text = String::from_utf8_lossy(&out.stdout);
+    let Some(commit) = text.lines().find_map(|l| l.strip_prefix("commit-hash: ")) else { return Vec::new() };
+    // rustc finds its sysroot (and cargo std's sources) by the canonical path.
+    let toolchain = paths.toolchain.canonicalize().unwrap_or_else(|_| paths.toolchain.clone());
+    let library = toolchain.join("lib/rustlib/src/rust/library");
+    vec![format!("--remap-path-prefix={}=/rustc/{commit}/library", library.display()), "--remap-path-scope=macro".to_string()]
 }
 
 /// Drops what a parent cargo (`cargo run`, `cargo test`) puts in the

@@ -29,15 +29,14 @@ pub fn config_toml(paths: &Paths, gpurun: &Path, arch: &Arch) -> String {
     };
     let linker = paths.gpu_linker().display().to_string();
     let runner = format!("{} run", gpurun.display());
-    let toml_array = |cpu: &str| {
-        let items: Vec<String> = crate::compile::target_rustflags(cpu).iter().map(|f| format!("{f:?}")).collect();
+    let remap = crate::compile::std_source_remap(paths);
+    let toml_array = |flags: Vec<String>| {
+        let items: Vec<String> = flags.iter().chain(&remap).map(|f| format!("{f:?}")).collect();
         format!("[{}]", items.join(", "))
     };
-    let (nv_flags, amd_flags) = (toml_array(nv_cpu), toml_array(amd_cpu));
-    let builtin_amd_flags = {
-        let items: Vec<String> = crate::compile::builtin_amd_rustflags(amd_cpu).iter().map(|f| format!("{f:?}")).collect();
-        format!("[{}]", items.join(", "))
-    };
+    let nv_flags = toml_array(crate::compile::target_rustflags(nv_cpu));
+    let amd_flags = toml_array(crate::compile::target_rustflags(amd_cpu));
+    let builtin_amd_flags = toml_array(crate::compile::builtin_amd_rustflags(amd_cpu));
     format!(
         "# Written by `gpurun init`: builds this crate for a GPU with the patched std.\n\
          #   cargo build / cargo run          {default} ({default_cpu})\n\
@@ -157,8 +156,11 @@ mod tests {
         assert!(text.contains(&format!("rustc = \"{}\"", repo.join("target/gpu-toolchain/bin/rustc").display())), "{text}");
         assert!(text.contains(&format!("target = \"{}\"", repo.join("toolchain/specs/nvptx64-nvidia-cuda-std.json").display())));
         let cfg = r#""--cfg", "getrandom_backend=\"custom\"""#;
-        assert!(text.contains(&format!("rustflags = [\"-Ctarget-cpu=sm_80\", \"-Zpanic-abort-tests\", {cfg}]")), "{text}");
-        assert!(text.contains(&format!("rustflags = [\"-Ctarget-cpu=gfx90a\", \"-Zpanic-abort-tests\", {cfg}]")), "{text}");
+        // std's source paths as the host's std names them (where the made
+        // toolchain's rustc answers; none where it is not made).
+        let remap: String = crate::compile::std_source_remap(&paths).iter().map(|f| format!(", {f:?}")).collect();
+        assert!(text.contains(&format!("rustflags = [\"-Ctarget-cpu=sm_80\", \"-Zpanic-abort-tests\", {cfg}{remap}]")), "{text}");
+        assert!(text.contains(&format!("rustflags = [\"-Ctarget-cpu=gfx90a\", \"-Zpanic-abort-tests\", {cfg}{remap}]")), "{text}");
         assert!(text.contains("runner = \"/x/gpurun run\""));
         // rustc's built-in amdgcn target links through gpu-ld with bitcode.
         let builtin = &text[text.find("[target.amdgcn-amd-amdhsa]\n").expect("a section for the built-in target")..];
@@ -167,7 +169,7 @@ mod tests {
             builtin.contains(&format!(
                 "rustflags = [\"-Ctarget-cpu=gfx90a\", \"-Zpanic-abort-tests\", {cfg}, \"-Clinker-plugin-lto\", \
                  \"-Cllvm-args=-inline-threshold=25\", \"-Cllvm-args=-amdgpu-inline-arg-alloca-cost=0\", \
-                 \"-Clink-arg=--inline-threshold=25\"]"
+                 \"-Clink-arg=--inline-threshold=25\"{remap}]"
             )),
             "{text}"
         );
