@@ -29,17 +29,20 @@ struct F4([f32; 4]);
 
 const ALL_LANES: u32 = 0;
 const ONE_LANE: u32 = 1;
-const STOP: u32 = 2;
+/// All lanes, eight loads in flight per lane (GPU only).
+const ALL_LANES_8: u32 = 2;
+const STOP: u32 = 3;
+const MODES: usize = 3;
 
 /// Steps (of four vectors) per lane between flushes of the f32
 /// accumulators into the f64 total: each accumulator stays ≤ 4096, exact
 /// for the all-ones data.
 const FLUSH_STEPS: usize = 1024;
 
-/// Sum of the vectors `lane, lane + n, lane + 2n, …` of `xs`: four loads in
+/// Sum of the vectors `lane, lane + n, lane + 2n, …` of `xs`: `K` loads in
 /// flight, f32 accumulators flushed into an f64 total.
 #[inline(always)]
-fn lane_sum(xs: &[F4], lane: usize, n: usize) -> f64 {
+fn lane_sum<const K: usize>(xs: &[F4], lane: usize, n: usize) -> f64 {
     if n == 1 {
         return contiguous_sum(xs);
     }
@@ -48,25 +51,32 @@ fn lane_sum(xs: &[F4], lane: usize, n: usize) -> f64 {
     let mut total = 0f64;
     let mut i = lane;
     while i < len {
-        let (mut a, mut b, mut c, mut d) = (0f32, 0f32, 0f32, 0f32);
+        let mut acc = [0f32; K];
         let mut steps = 0;
-        while steps < FLUSH_STEPS && i + 3 * n < len {
-            let (x, y, z, w) = (xs[i], xs[i + n], xs[i + 2 * n], xs[i + 3 * n]);
-            a += add4(x);
-            b += add4(y);
-            c += add4(z);
-            d += add4(w);
-            i += 4 * n;
+        while steps < FLUSH_STEPS && i + (K - 1) * n < len {
+            let v: [F4; K] = std::array::from_fn(|k| xs[i + k * n]);
+            for k in 0..K {
+                acc[k] += add4(v[k]);
+            }
+            i += K * n;
             steps += 1;
         }
         if steps < FLUSH_STEPS {
-            // Fewer than four of this lane's vectors are left.
+            // Fewer than `K` of this lane's vectors are left.
             while i < len {
-                a += add4(xs[i]);
+                acc[0] += add4(xs[i]);
                 i += n;
             }
         }
-        total += ((a + b) + (c + d)) as f64;
+        // Pairwise, as `(a + b) + (c + d)` for four.
+        let mut width = K;
+        while width > 1 {
+            width /= 2;
+            for k in 0..width {
+                acc[k] += acc[k + width];
+            }
+        }
+        total += acc[0] as f64;
     }
     total
 }
@@ -102,7 +112,7 @@ fn main() {
     let bytes = vectors as u64 * 16;
     let workers = if on_gpu() { parallelism().saturating_sub(1).max(1) } else { parallelism() };
     let lanes = gpu_lanes::lanes();
-    let modes: &[u32] = if on_gpu() { &[ALL_LANES, ONE_LANE] } else { &[ALL_LANES] };
+    let modes: &[u32] = if on_gpu() { &[ALL_LANES, ONE_LANE, ALL_LANES_8] } else { &[ALL_LANES] };
     let base = Instant::now();
     let go = Arc::new(Barrier::new(workers + 1));
     let mode = Arc::new(AtomicU32::new(STOP));
@@ -114,8 +124,8 @@ fn main() {
                 // On the heap: every lane of the warp can read it.
                 let data: Arc<Vec<F4>> = Arc::new(vec![F4([1.0; 4]); len]);
                 let partial: Arc<Vec<AtomicU64>> = Arc::new((0..lanes).map(|_| AtomicU64::new(0)).collect());
-                let mut windows = [Vec::new(), Vec::new()];
-                let mut ok = [true, true];
+                let mut windows = [const { Vec::new() }; MODES];
+                let mut ok = [true; MODES];
                 loop {
                     go.wait();
                     let m = mode.load(Relaxed);
@@ -123,16 +133,20 @@ fn main() {
                         break;
                     }
                     let t0 = stamp(base);
-                    let s = if m == ALL_LANES {
+                    let s = if m == ONE_LANE {
+                        lane_sum::<4>(black_box(&data[..]), 0, 1)
+                    } else {
                         let (d, p) = (data.clone(), partial.clone());
                         gpu_lanes::for_each_lane(move |lane| {
-                            let s = lane_sum(black_box(&d[..]), lane, lanes);
+                            let s = if m == ALL_LANES_8 {
+                                lane_sum::<8>(black_box(&d[..]), lane, lanes)
+                            } else {
+                                lane_sum::<4>(black_box(&d[..]), lane, lanes)
+                            };
                             p[lane].store(s.to_bits(), Relaxed);
                         });
                         // for_each_lane returned: every lane's store is visible.
                         partial.iter().map(|x| f64::from_bits(x.load(Relaxed))).sum::<f64>()
-                    } else {
-                        lane_sum(black_box(&data[..]), 0, 1)
                     };
                     windows[m as usize].push((t0, stamp(base)));
                     ok[m as usize] &= s == (len * 4) as f64;
@@ -143,7 +157,7 @@ fn main() {
         })
         .collect();
     // Per mode: repetitions until a second has passed (at least 3, at most 50).
-    let mut reps = [0usize; 2];
+    let mut reps = [0usize; MODES];
     for &m in modes {
         mode.store(m, Relaxed);
         let start = Instant::now();
@@ -156,11 +170,11 @@ fn main() {
     mode.store(STOP, Relaxed);
     go.wait();
     // A repetition lasts from the first thread's start to the last one's end.
-    let mut span = [vec![(u64::MAX, 0u64); reps[0]], vec![(u64::MAX, 0u64); reps[1]]];
-    let mut correct = [true, true];
+    let mut span: [Vec<(u64, u64)>; MODES] = std::array::from_fn(|m| vec![(u64::MAX, 0u64); reps[m]]);
+    let mut correct = [true; MODES];
     for h in hs {
         let (windows, ok) = h.join().unwrap();
-        for m in 0..2 {
+        for m in 0..MODES {
             correct[m] &= ok[m];
             for (r, &(a, b)) in windows[m].iter().enumerate() {
                 span[m][r] = (span[m][r].0.min(a), span[m][r].1.max(b));
@@ -183,6 +197,9 @@ fn main() {
     if on_gpu() {
         measured("one_lane_per_thread", ONE_LANE as usize, 1)
             .str("note", "one lane per warp: what a thread gets without gpu_lanes")
+            .print();
+        measured("8_in_flight", ALL_LANES_8 as usize, lanes)
+            .str("note", "eight 16-byte loads in flight per lane, not four: as many bytes in flight per SM as the native kernel's four at twice the resident warps")
             .print();
     }
 }
