@@ -285,8 +285,9 @@ pub fn gpu_launches(id: &str) -> Vec<GpuLaunch> {
             }));
             v
         }
-        // 4 GiB of data on the device heap.
-        "reduction" => vec![GpuLaunch { args: vec!["--heap-size".into(), "6G".into()], ..default }],
+        // 8 GiB of data on the device heap: the threads' own shares, and the
+        // same 4 GiB again as one array for the `grid_stride` variant.
+        "reduction" => vec![GpuLaunch { args: vec!["--heap-size".into(), "10G".into()], ..default }],
         _ => vec![default],
     }
 }
