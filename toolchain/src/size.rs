@@ -30,6 +30,22 @@ pub struct SizeReport {
     pub unit: &'static str,
     /// Largest first.
     pub functions: Vec<FunctionSize>,
+    /// PTX only: what the text holds outside function bodies.
+    pub outside: Option<PtxOutside>,
+}
+
+/// A PTX module's text outside its function bodies.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PtxOutside {
+    /// Prototypes: a function named before its definition (or defined
+    /// elsewhere) is declared first, parameters and all.
+    pub prototypes: u64,
+    /// Module-scope variables (`.global`, `.const`, `.shared`): string
+    /// literals, panic locations, vtables, tables, as text...
+    pub variables: u64,
+    /// ... holding this many bytes of data (a byte array is written as
+    /// decimal numbers, about five characters a byte).
+    pub variable_data: u64,
 }
 
 /// One crate's share.
@@ -63,13 +79,14 @@ impl SizeReport {
     pub fn render(&self, top: usize) -> String {
         let total = self.function_bytes().max(1);
         let pct = |b: u64| 100.0 * b as f64 / total as f64;
-        let mut s = format!(
-            "{} bytes in the file; {} bytes of {} in {} functions\n\n  share      bytes  functions  crate\n",
-            self.file_bytes,
-            self.function_bytes(),
-            self.unit,
-            self.functions.len()
-        );
+        let mut s = format!("{} bytes in the file; {} bytes of {} in {} functions\n", self.file_bytes, self.function_bytes(), self.unit, self.functions.len());
+        if let Some(o) = &self.outside {
+            s += &format!(
+                "outside them: {} bytes of prototypes; {} bytes of variables, holding {} bytes of data\n",
+                o.prototypes, o.variables, o.variable_data
+            );
+        }
+        s += "\n  share      bytes  functions  crate\n";
         for c in self.by_crate() {
             s += &format!("{:6.1}% {:>10}  {:>9}  {}\n", pct(c.bytes), c.bytes, c.functions, c.krate);
         }
@@ -92,6 +109,9 @@ impl SizeReport {
             "functions": self.functions.iter().take(top).map(|f| serde_json::json!({
                 "name": f.name, "crate": f.krate, "bytes": f.bytes, "symbol": f.symbol,
             })).collect::<Vec<_>>(),
+            "outside": self.outside.as_ref().map(|o| serde_json::json!({
+                "prototypes": o.prototypes, "variables": o.variables, "variable_data": o.variable_data,
+            })),
         })
     }
 }
@@ -100,17 +120,68 @@ impl SizeReport {
 /// for AMD only).
 pub fn report(path: &Path, vendor: Vendor, llvm_bin: &Path) -> Result<SizeReport, Error> {
     let file_bytes = std::fs::metadata(path).map_err(Error::io("read", path))?.len();
-    let (unit, raw) = match vendor {
+    Ok(match vendor {
         Vendor::Nvidia => {
             let text = std::fs::read_to_string(path).map_err(Error::io("read", path))?;
-            ("PTX text", ptx_functions(&text))
+            let mut report = from_symbols(file_bytes, "PTX text", ptx_functions(&text));
+            report.outside = Some(ptx_outside(&text));
+            report
         }
         Vendor::Amd => {
             let nm = crate::codecheck::tool_output(llvm_bin, "llvm-nm", &["--print-size", "--defined-only"], path)?;
-            ("machine code", nm_functions(&nm))
+            from_symbols(file_bytes, "machine code", nm_functions(&nm))
         }
-    };
-    Ok(from_symbols(file_bytes, unit, raw))
+    })
+}
+
+/// The prototypes and variables of a PTX module (see [`PtxOutside`]).
+pub fn ptx_outside(ptx: &str) -> PtxOutside {
+    let mut o = PtxOutside::default();
+    // The bytes of the header being read (`None`: not in a header), and
+    // whether a body began.
+    let mut header: Option<u64> = None;
+    let mut in_body = false;
+    for line in ptx.split_inclusive('\n') {
+        if in_body {
+            in_body = !line.starts_with('}');
+            continue;
+        }
+        if let Some(bytes) = header.as_mut() {
+            let t = line.trim();
+            *bytes += line.len() as u64;
+            if t == "{" {
+                (header, in_body) = (None, true);
+            } else if t.ends_with(';') {
+                o.prototypes += *bytes;
+                header = None;
+            }
+            continue;
+        }
+        if ptx_header_name(line).is_some() {
+            header = Some(line.len() as u64);
+        } else if crate::ptx_parts::is_variable(line) {
+            o.variables += line.len() as u64;
+            o.variable_data += variable_data(line);
+        }
+    }
+    o
+}
+
+/// The bytes a module-scope variable line declares: its element type's
+/// width times its element count (`.global .align 8 .u64 name[3] = ...;`: 24).
+fn variable_data(line: &str) -> u64 {
+    let decl = line.find(" = ").map_or(line.trim_end().trim_end_matches(';'), |p| &line[..p]);
+    let width = decl
+        .split_whitespace()
+        .find_map(|w| {
+            let w = w.strip_prefix('.')?;
+            let bits: u64 = w.get(1..)?.parse().ok()?;
+            matches!(w.as_bytes()[0], b'b' | b'u' | b's' | b'f').then_some(bits / 8)
+        })
+        .unwrap_or(0);
+    let last = decl.split_whitespace().last().unwrap_or("");
+    let count = last.find('[').and_then(|i| last[i + 1..last.len().saturating_sub(1)].parse::<u64>().ok()).unwrap_or(1);
+    width * count
 }
 
 /// Names and attributes each `(symbol, bytes)`, largest first.
@@ -123,7 +194,7 @@ pub fn from_symbols(file_bytes: u64, unit: &'static str, raw: Vec<(String, u64)>
         })
         .collect();
     functions.sort_by(|a, b| b.bytes.cmp(&a.bytes).then(a.name.cmp(&b.name)));
-    SizeReport { file_bytes, unit, functions }
+    SizeReport { file_bytes, unit, functions, outside: None }
 }
 
 /// Each function defined in a PTX module, with the bytes of its text
@@ -414,6 +485,20 @@ mod tests {
         assert_eq!(report.functions[0].krate, "foo");
         assert_eq!(report.by_crate().iter().map(|c| c.krate.as_str()).collect::<Vec<_>>(), ["foo", "[other]"]);
         assert!(report.render(10).contains("foo::bar"));
+    }
+
+    #[test]
+    fn ptx_prototypes_and_variables_are_counted_apart() {
+        let o = ptx_outside(PTX);
+        assert_eq!(o.prototypes, ".func _RNvCs1_3foo3bar\n(\n\t.param .b64 p0\n)\n;\n".len() as u64);
+        assert_eq!(o.variables, ".global .align 8 .b8 table[16];\n".len() as u64);
+        assert_eq!(o.variable_data, 16);
+        assert_eq!(variable_data(".global .align 8 .u64 anon_$_0[3] = {f, 8, 8};"), 24);
+        assert_eq!(variable_data(".visible .global .align 4 .u32 counter = 7;"), 4);
+        assert_eq!(variable_data(".visible .shared .align 8 .b8 __gpu_stack_slot[8];"), 8);
+        let mut report = from_symbols(PTX.len() as u64, "PTX text", ptx_functions(PTX));
+        report.outside = Some(o);
+        assert!(report.render(10).contains("outside them: 45 bytes of prototypes; 32 bytes of variables, holding 16 bytes of data\n"), "{}", report.render(10));
     }
 
     #[test]
