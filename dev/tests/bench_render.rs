@@ -79,6 +79,36 @@ fn the_table_has_every_id_the_amd_text_and_the_verdicts() {
     assert!(md.contains("| 2026-01-02-fake-gpu-fake0002.json | 2026-01-02T00:00:00Z | FAKE fixture GPU"));
 }
 
+/// A ratio to the native baseline comes from the same run: a variant that
+/// only another device measured is not divided by the goals' device's
+/// baseline (which the table shows as the newest).
+#[test]
+fn ratios_to_native_come_from_the_same_run() {
+    let dir = copy_dir(&fixtures().join("runs"), "same-run");
+    let row = |backend: &str, variant: &str, value: f64, device: &str, date: &str, commit: &str| {
+        serde_json::json!({
+            "benchmark": "reduction", "variant": variant, "unit": "GB/s", "status": "measured", "value": value,
+            "backend": backend, "device": device, "driver": "fake driver", "commit": commit, "date": date,
+        })
+    };
+    let goal = "FAKE H100 fixture (test data, not a measurement)";
+    let other = "FAKE other fixture GPU (test data, not a measurement)";
+    let files = [
+        ("2026-01-03-fake-h100-fake0003.json", vec![row("nvidia", "", 2000.0, goal, "2026-01-03T00:00:00Z", "fake0003"), row("native-cuda", "", 4000.0, goal, "2026-01-03T00:00:00Z", "fake0003")]),
+        ("2026-01-04-fake-other-fake0004.json", vec![row("nvidia", "wide", 500.0, other, "2026-01-04T00:00:00Z", "fake0004"), row("native-cuda", "", 1000.0, other, "2026-01-04T00:00:00Z", "fake0004")]),
+    ];
+    for (name, rows) in files {
+        std::fs::write(dir.join(name), serde_json::to_string(&rows).unwrap()).unwrap();
+    }
+    let md = render::render_markdown(&render::load_dir(&dir).unwrap());
+    std::fs::remove_dir_all(&dir).unwrap();
+    // The goals' device's own line: its run's baseline (2000 / 4000).
+    assert!(line(&md, "reduction", "").contains("×0.50 |"), "{}", line(&md, "reduction", ""));
+    // The other device's variant: 500 / 1000 from its run, not 500 / 4000.
+    let wide = line(&md, "reduction", "wide");
+    assert!(wide.contains("×0.50 (vs native)"), "{wide}");
+}
+
 #[test]
 fn the_plot_has_every_latency_line_and_backend() {
     let s = svg::render(&runs());

@@ -132,9 +132,26 @@ impl<'a> Matrix<'a> {
             .or_else(|| self.latest(bench, "", backend).filter(|r| !r.measured()))
     }
 
-    /// The native baseline to compare (bench, variant) with: the same variant
-    /// if measured, else the best measured native variant of the benchmark.
-    pub fn baseline(&self, bench: &str, variant: &str) -> Option<(&'a Row, bool)> {
+    /// The native baseline to compare `ours` (a row of (bench, variant))
+    /// with: from the same run (device and date) where it measured one, the
+    /// same variant if measured, else its best measured native variant of
+    /// the benchmark; where that run measured none, the newest as below.
+    pub fn baseline(&self, bench: &str, variant: &str, ours: &Row) -> Option<(&'a Row, bool)> {
+        let same_run = |r: &&Row| r.measured() && r.device == ours.device && r.date == ours.date;
+        let in_run = |b: &str, v: &str, backend: &str| self.history(b, v, backend).iter().rev().map(|e| e.1).find(same_run);
+        if let Some(r) = NATIVE.iter().find_map(|backend| in_run(bench, variant, backend)) {
+            return Some((r, true));
+        }
+        let run_best = self.keys.iter().filter(|(b, _)| b == bench).filter_map(|(b, v)| in_run(b, v, NATIVE[0]));
+        if let Some(r) = run_best.min_by(|a, b| score(a).total_cmp(&score(b))) {
+            return Some((r, false));
+        }
+        self.newest_baseline(bench, variant)
+    }
+
+    /// The newest native baseline of (bench, variant): the same variant if
+    /// measured, else the best measured native variant of the benchmark.
+    fn newest_baseline(&self, bench: &str, variant: &str) -> Option<(&'a Row, bool)> {
         for backend in NATIVE {
             if let Some(r) = self.latest(bench, variant, backend).filter(|r| r.measured()) {
                 return Some((r, true));
@@ -273,11 +290,11 @@ fn check(m: &Matrix, c: Check, bench: &str, variant: &str) -> Option<Result<Stri
             verdict(v >= min, format!("{} vs ≥ {}", fmt_value(v, &r.unit), fmt_value(min, &r.unit)))
         }
         Check::ValueRatioToNativeAtLeast(min) => {
-            let x = ratio(r, m.baseline(bench, variant)?.0)?;
+            let x = ratio(r, m.baseline(bench, variant, r)?.0)?;
             verdict(x >= min, format!("×{x:.2} native vs ≥ ×{min}"))
         }
         Check::P50RatioToNativeAtMost(max) => {
-            let x = ratio(r, m.baseline(bench, variant)?.0)?;
+            let x = ratio(r, m.baseline(bench, variant, r)?.0)?;
             verdict(x <= max, format!("×{x:.2} native vs ≤ ×{max}"))
         }
         Check::ValueRatioToVariantAtLeast(other, min) => {
@@ -364,7 +381,7 @@ pub fn render_markdown(files: &[RunFile]) -> String {
             });
             let nv = m.latest(s.id, v, "nvidia").filter(|r| r.measured());
             let vs_native = nv.and_then(|r| {
-                let (b, exact) = m.baseline(s.id, v)?;
+                let (b, exact) = m.baseline(s.id, v, r)?;
                 let x = ratio(r, b)?;
                 Some(match (exact, b.variant.as_str()) {
                     (true, _) => format!("×{x:.2}"),
