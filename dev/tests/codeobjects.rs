@@ -42,6 +42,10 @@ fn hello_threads_gfx90a_wave64() {
     assert!(has(format!("{to}/std/src/").as_bytes()), "no std path under {to}");
     let local = paths.toolchain.canonicalize().unwrap();
     assert!(!has(local.to_string_lossy().as_bytes()), "the code object names {}", local.display());
+    // `gpurun size`'s sections: the code and the symbol names, every byte counted.
+    let s = gpu_toolchain::size::elf_sections(&elf).expect("an ELF64 code object");
+    assert!(s.text > 100_000 && s.symbols > 1_000, "{s:?}");
+    assert_eq!(s.text + s.symbols + s.data + s.other + s.headers, elf.len() as u64, "{s:?}");
 }
 
 #[test]

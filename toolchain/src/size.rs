@@ -32,6 +32,26 @@ pub struct SizeReport {
     pub functions: Vec<FunctionSize>,
     /// PTX only: what the text holds outside function bodies.
     pub outside: Option<PtxOutside>,
+    /// ELF (AMD) only: the file's sections other than the code, by kind.
+    pub sections: Option<ElfSections>,
+}
+
+/// An ELF code object's bytes outside its functions' code, by what reads
+/// them (section sizes from the section headers).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ElfSections {
+    /// `.text`, the functions' code and the padding between them.
+    pub text: u64,
+    /// `.symtab` and `.strtab`: every symbol's name (the debuggers' and
+    /// this report's; the loader does not read them).
+    pub symbols: u64,
+    /// Constant and initialized data: `.rodata`, `.data`, `.data.rel.ro`.
+    pub data: u64,
+    /// The other sections: `.note` (the kernels' metadata), the dynamic
+    /// symbols and relocations, `.comment`, the section names.
+    pub other: u64,
+    /// The file's headers and the padding between sections.
+    pub headers: u64,
 }
 
 /// A PTX module's text outside its function bodies.
@@ -86,6 +106,12 @@ impl SizeReport {
                 o.prototypes, o.variables, o.variable_data
             );
         }
+        if let Some(e) = &self.sections {
+            s += &format!(
+                "sections: {} bytes of code (.text); {} of symbol names (.symtab, .strtab); {} of data; {} of other sections (.note, .dynsym, .rela.dyn, ...); {} of headers and padding\n",
+                e.text, e.symbols, e.data, e.other, e.headers
+            );
+        }
         s += "\n  share      bytes  functions  crate\n";
         for c in self.by_crate() {
             s += &format!("{:6.1}% {:>10}  {:>9}  {}\n", pct(c.bytes), c.bytes, c.functions, c.krate);
@@ -112,6 +138,9 @@ impl SizeReport {
             "outside": self.outside.as_ref().map(|o| serde_json::json!({
                 "prototypes": o.prototypes, "variables": o.variables, "variable_data": o.variable_data,
             })),
+            "sections": self.sections.as_ref().map(|e| serde_json::json!({
+                "text": e.text, "symbols": e.symbols, "data": e.data, "other": e.other, "headers": e.headers,
+            })),
         })
     }
 }
@@ -129,7 +158,10 @@ pub fn report(path: &Path, vendor: Vendor, llvm_bin: &Path) -> Result<SizeReport
         }
         Vendor::Amd => {
             let nm = crate::codecheck::tool_output(llvm_bin, "llvm-nm", &["--print-size", "--defined-only"], path)?;
-            from_symbols(file_bytes, "machine code", nm_functions(&nm))
+            let mut report = from_symbols(file_bytes, "machine code", nm_functions(&nm));
+            let elf = std::fs::read(path).map_err(Error::io("read", path))?;
+            report.sections = elf_sections(&elf);
+            report
         }
     })
 }
@@ -167,6 +199,46 @@ pub fn ptx_outside(ptx: &str) -> PtxOutside {
     o
 }
 
+/// The sizes of a little-endian ELF64 file's sections by kind (see
+/// [`ElfSections`]); `None` if `elf` is not one or its headers do not fit.
+pub fn elf_sections(elf: &[u8]) -> Option<ElfSections> {
+    let u16_at = |o: usize| Some(u16::from_le_bytes(elf.get(o..o + 2)?.try_into().ok()?));
+    let u32_at = |o: usize| Some(u32::from_le_bytes(elf.get(o..o + 4)?.try_into().ok()?));
+    let u64_at = |o: usize| Some(u64::from_le_bytes(elf.get(o..o + 8)?.try_into().ok()?));
+    // ELF magic, 64-bit, little-endian.
+    if elf.get(..6)? != b"\x7fELF\x02\x01" {
+        return None;
+    }
+    let (shoff, shentsize, shnum, shstrndx) = (u64_at(0x28)? as usize, u16_at(0x3a)? as usize, u16_at(0x3c)? as usize, u16_at(0x3e)? as usize);
+    // (name offset, type, size) of section `i`.
+    let header = |i: usize| {
+        let h = shoff.checked_add(i.checked_mul(shentsize)?)?;
+        Some((u32_at(h)? as usize, u32_at(h + 4)?, u64_at(h + 0x20)?, u64_at(h + 0x18)?))
+    };
+    let (_, _, _, names_at) = header(shstrndx)?;
+    let name = |at: usize| {
+        let start = (names_at as usize).checked_add(at)?;
+        let bytes = elf.get(start..)?;
+        std::str::from_utf8(&bytes[..bytes.iter().position(|&b| b == 0)?]).ok()
+    };
+    const NOBITS: u32 = 8;
+    let mut s = ElfSections::default();
+    for i in 1..shnum {
+        let (at, kind, size, _) = header(i)?;
+        if kind == NOBITS {
+            continue; // .bss and the like: no bytes in the file
+        }
+        match name(at)? {
+            ".text" => s.text += size,
+            ".symtab" | ".strtab" => s.symbols += size,
+            ".rodata" | ".data" | ".data.rel.ro" => s.data += size,
+            _ => s.other += size,
+        }
+    }
+    s.headers = (elf.len() as u64).saturating_sub(s.text + s.symbols + s.data + s.other);
+    Some(s)
+}
+
 /// The bytes a module-scope variable line declares: its element type's
 /// width times its element count (`.global .align 8 .u64 name[3] = ...;`: 24).
 fn variable_data(line: &str) -> u64 {
@@ -194,7 +266,7 @@ pub fn from_symbols(file_bytes: u64, unit: &'static str, raw: Vec<(String, u64)>
         })
         .collect();
     functions.sort_by(|a, b| b.bytes.cmp(&a.bytes).then(a.name.cmp(&b.name)));
-    SizeReport { file_bytes, unit, functions, outside: None }
+    SizeReport { file_bytes, unit, functions, outside: None, sections: None }
 }
 
 /// Each function defined in a PTX module, with the bytes of its text
@@ -485,6 +557,32 @@ mod tests {
         assert_eq!(report.functions[0].krate, "foo");
         assert_eq!(report.by_crate().iter().map(|c| c.krate.as_str()).collect::<Vec<_>>(), ["foo", "[other]"]);
         assert!(report.render(10).contains("foo::bar"));
+    }
+
+    #[test]
+    fn elf_sections_are_counted_by_kind() {
+        // A 64-byte ELF header, the section names, then four section headers:
+        // null, .text (100 bytes), .strtab (20), .shstrtab (the names).
+        let names = b"\0.text\0.strtab\0.shstrtab\0";
+        let shoff = 64 + names.len();
+        let mut elf = vec![0u8; shoff + 4 * 64];
+        elf[..6].copy_from_slice(b"\x7fELF\x02\x01");
+        elf[0x28..0x30].copy_from_slice(&(shoff as u64).to_le_bytes());
+        elf[0x3a..0x3c].copy_from_slice(&64u16.to_le_bytes());
+        elf[0x3c..0x3e].copy_from_slice(&4u16.to_le_bytes());
+        elf[0x3e..0x40].copy_from_slice(&3u16.to_le_bytes());
+        elf[64..shoff].copy_from_slice(names);
+        for (i, (name, kind, offset, size)) in [(1u32, 1u32, 0u64, 100u64), (7, 3, 0, 20), (15, 3, 64, names.len() as u64)].into_iter().enumerate() {
+            let h = shoff + (i + 1) * 64;
+            elf[h..h + 4].copy_from_slice(&name.to_le_bytes());
+            elf[h + 4..h + 8].copy_from_slice(&kind.to_le_bytes());
+            elf[h + 0x18..h + 0x20].copy_from_slice(&offset.to_le_bytes());
+            elf[h + 0x20..h + 0x28].copy_from_slice(&size.to_le_bytes());
+        }
+        let s = elf_sections(&elf).expect("an ELF64");
+        assert_eq!((s.text, s.symbols, s.data, s.other), (100, 20, 0, names.len() as u64));
+        assert_eq!(elf_sections(b"not an ELF file"), None);
+        assert_eq!(elf_sections(&elf[..80]), None, "section headers past the end");
     }
 
     #[test]
