@@ -321,11 +321,16 @@ pub fn split(ptx: &str, parts: usize) -> Result<(Vec<String>, Option<u32>), PtxE
     Ok((out, m.max_registers))
 }
 
+/// A module-scope variable line without its initializer and `;`
+/// (`.global .align 8 .b8 name[16] = {...};` → `.global .align 8 .b8 name[16]`).
+pub(crate) fn variable_declaration(line: &str) -> &str {
+    let decl = line.trim();
+    decl.find(" = ").map_or(decl.trim_end_matches(';'), |p| &decl[..p])
+}
+
 /// The name a module-scope variable line declares (`.global .align 8 .b8 name[16] = {...};`).
 pub(crate) fn variable_name(line: &str) -> &str {
-    let decl = line.trim();
-    let decl = decl.find(" = ").map_or(decl.trim_end_matches(';'), |p| &decl[..p]);
-    let last = decl.split_whitespace().last().unwrap_or("");
+    let last = variable_declaration(line).split_whitespace().last().unwrap_or("");
     &last[..last.find('[').unwrap_or(last.len())]
 }
 

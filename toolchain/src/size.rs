@@ -169,66 +169,29 @@ pub fn report(path: &Path, vendor: Vendor, llvm_bin: &Path) -> Result<SizeReport
 /// The prototypes and variables of a PTX module (see [`PtxOutside`]).
 pub fn ptx_outside(ptx: &str) -> PtxOutside {
     let mut o = PtxOutside::default();
-    // The bytes of the header being read (`None`: not in a header), and
-    // whether a body began.
-    let mut header: Option<u64> = None;
-    let mut in_body = false;
-    for line in ptx.split_inclusive('\n') {
-        if in_body {
-            in_body = !line.starts_with('}');
-            continue;
-        }
-        if let Some(bytes) = header.as_mut() {
-            let t = line.trim();
-            *bytes += line.len() as u64;
-            if t == "{" {
-                (header, in_body) = (None, true);
-            } else if t.ends_with(';') {
-                o.prototypes += *bytes;
-                header = None;
+    for item in ptx_items(ptx) {
+        match item {
+            PtxItem::Prototype(text) => o.prototypes += text.len() as u64,
+            PtxItem::Variable(line) => {
+                o.variables += line.len() as u64;
+                o.variable_data += variable_data(line);
             }
-            continue;
-        }
-        if ptx_header_name(line).is_some() {
-            header = Some(line.len() as u64);
-        } else if crate::ptx_parts::is_variable(line) {
-            o.variables += line.len() as u64;
-            o.variable_data += variable_data(line);
+            PtxItem::Definition(..) => {}
         }
     }
     o
 }
 
-/// The sizes of a little-endian ELF64 file's sections by kind (see
-/// [`ElfSections`]); `None` if `elf` is not one or its headers do not fit.
+/// The sizes of an ELF file's sections by kind (see [`ElfSections`]);
+/// `None` if `elf` does not parse as one.
 pub fn elf_sections(elf: &[u8]) -> Option<ElfSections> {
-    let u16_at = |o: usize| Some(u16::from_le_bytes(elf.get(o..o + 2)?.try_into().ok()?));
-    let u32_at = |o: usize| Some(u32::from_le_bytes(elf.get(o..o + 4)?.try_into().ok()?));
-    let u64_at = |o: usize| Some(u64::from_le_bytes(elf.get(o..o + 8)?.try_into().ok()?));
-    // ELF magic, 64-bit, little-endian.
-    if elf.get(..6)? != b"\x7fELF\x02\x01" {
-        return None;
-    }
-    let (shoff, shentsize, shnum, shstrndx) = (u64_at(0x28)? as usize, u16_at(0x3a)? as usize, u16_at(0x3c)? as usize, u16_at(0x3e)? as usize);
-    // (name offset, type, size) of section `i`.
-    let header = |i: usize| {
-        let h = shoff.checked_add(i.checked_mul(shentsize)?)?;
-        Some((u32_at(h)? as usize, u32_at(h + 4)?, u64_at(h + 0x20)?, u64_at(h + 0x18)?))
-    };
-    let (_, _, _, names_at) = header(shstrndx)?;
-    let name = |at: usize| {
-        let start = (names_at as usize).checked_add(at)?;
-        let bytes = elf.get(start..)?;
-        std::str::from_utf8(&bytes[..bytes.iter().position(|&b| b == 0)?]).ok()
-    };
-    const NOBITS: u32 = 8;
+    use object::{Object, ObjectSection};
+    let file = object::File::parse(elf).ok()?;
     let mut s = ElfSections::default();
-    for i in 1..shnum {
-        let (at, kind, size, _) = header(i)?;
-        if kind == NOBITS {
-            continue; // .bss and the like: no bytes in the file
-        }
-        match name(at)? {
+    for section in file.sections() {
+        // `.bss` and the like have no bytes in the file.
+        let Some((_, size)) = section.file_range() else { continue };
+        match section.name().ok()? {
             ".text" => s.text += size,
             ".symtab" | ".strtab" => s.symbols += size,
             ".rodata" | ".data" | ".data.rel.ro" => s.data += size,
@@ -242,7 +205,7 @@ pub fn elf_sections(elf: &[u8]) -> Option<ElfSections> {
 /// The bytes a module-scope variable line declares: its element type's
 /// width times its element count (`.global .align 8 .u64 name[3] = ...;`: 24).
 fn variable_data(line: &str) -> u64 {
-    let decl = line.find(" = ").map_or(line.trim_end().trim_end_matches(';'), |p| &line[..p]);
+    let decl = crate::ptx_parts::variable_declaration(line);
     let width = decl
         .split_whitespace()
         .find_map(|w| {
@@ -279,6 +242,27 @@ pub fn ptx_functions(ptx: &str) -> Vec<(String, u64)> {
 /// Each function (and kernel) defined in a PTX module, with its text from
 /// header line to closing brace.
 pub fn ptx_function_texts(ptx: &str) -> Vec<(&str, &str)> {
+    ptx_items(ptx)
+        .into_iter()
+        .filter_map(|item| match item {
+            PtxItem::Definition(name, text) => Some((name, text)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A module-scope item of PTX text.
+enum PtxItem<'a> {
+    /// A function or kernel with its body: name, text from header to `}`.
+    Definition(&'a str, &'a str),
+    /// A function's prototype: its header, ending in `;`.
+    Prototype(&'a str),
+    /// A module-scope variable line (`.global`, `.const`, `.shared`).
+    Variable(&'a str),
+}
+
+/// The definitions, prototypes and variables of a PTX module, in order.
+fn ptx_items(ptx: &str) -> Vec<PtxItem<'_>> {
     let mut out = Vec::new();
     // (name, start offset) of the header being read, and whether its body began.
     let mut current: Option<(&str, usize)> = None;
@@ -291,19 +275,22 @@ pub fn ptx_function_texts(ptx: &str) -> Vec<(&str, &str)> {
             let t = line.trim();
             if in_body {
                 if line.starts_with('}') {
-                    out.push((name, &ptx[from..offset]));
+                    out.push(PtxItem::Definition(name, &ptx[from..offset]));
                     current = None;
                     in_body = false;
                 }
             } else if t == "{" {
                 in_body = true;
             } else if t.ends_with(';') {
-                current = None; // a prototype
+                out.push(PtxItem::Prototype(&ptx[from..offset]));
+                current = None;
             }
             continue;
         }
         if let Some(name) = ptx_header_name(line) {
             current = Some((name, start));
+        } else if crate::ptx_parts::is_variable(line) {
+            out.push(PtxItem::Variable(line));
         }
     }
     out
@@ -566,7 +553,9 @@ mod tests {
         let names = b"\0.text\0.strtab\0.shstrtab\0";
         let shoff = 64 + names.len();
         let mut elf = vec![0u8; shoff + 4 * 64];
-        elf[..6].copy_from_slice(b"\x7fELF\x02\x01");
+        // Magic, 64-bit, little-endian, version 1.
+        elf[..7].copy_from_slice(b"\x7fELF\x02\x01\x01");
+        elf[0x14..0x18].copy_from_slice(&1u32.to_le_bytes());
         elf[0x28..0x30].copy_from_slice(&(shoff as u64).to_le_bytes());
         elf[0x3a..0x3c].copy_from_slice(&64u16.to_le_bytes());
         elf[0x3c..0x3e].copy_from_slice(&4u16.to_le_bytes());
