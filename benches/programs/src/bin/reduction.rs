@@ -56,13 +56,13 @@ unsafe impl Send for Shared {}
 unsafe impl Sync for Shared {}
 
 impl Shared {
+    /// The whole array.
+    ///
     /// # Safety
-    /// `start..start + len` is in bounds and written (every worker passed the
-    /// barrier that follows the fill).
-    unsafe fn slice(&self, start: usize, len: usize) -> &[F4] {
-        debug_assert!(start + len <= self.len);
-        // SAFETY: the caller's contract.
-        unsafe { std::slice::from_raw_parts(self.ptr.add(start), len) }
+    /// Every worker filled its share (it passed the barrier that follows the fill).
+    unsafe fn all(&self) -> &[F4] {
+        // SAFETY: the caller's contract; `len` is the allocation's capacity.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
     }
 }
 
@@ -100,7 +100,7 @@ fn lane_sum<const K: usize>(xs: &[F4], lane: usize, n: usize) -> f64 {
                 i += n;
             }
         }
-        // Pairwise, as `(a + b) + (c + d)` for four.
+        // Pairwise: `(a + c) + (b + d)` for four (exact for the all-ones data).
         let mut width = K;
         while width > 1 {
             width /= 2;
@@ -165,8 +165,9 @@ fn main() {
             let (go, mode) = (go.clone(), mode.clone());
             std::thread::spawn(move || {
                 // A share in an allocation of its own: 5 % faster than the same
-                // share of the shared array (same run, H200), whose shares
-                // start on any 16 bytes, not on a power of two.
+                // share of the shared array, whether shares start on 16 or on
+                // 128 bytes (same run, H200: bench-results/rows/
+                // 2026-11-28-h200-reduction-variants/).
                 let data: Arc<Vec<F4>> = Arc::new(vec![F4([1.0; 4]); len]);
                 if grid {
                     for i in start..start + len {
@@ -193,7 +194,7 @@ fn main() {
                                 ALL_LANES_8 => lane_sum::<8>(black_box(&d[..]), lane, lanes),
                                 // SAFETY: every worker filled its share of the
                                 // shared array before the first barrier.
-                                GRID_STRIDE => lane_sum::<4>(black_box(unsafe { shared.slice(0, shared.len) }), w * lanes + lane, stride),
+                                GRID_STRIDE => lane_sum::<4>(black_box(unsafe { shared.all() }), w * lanes + lane, stride),
                                 _ => lane_sum::<4>(black_box(&d[..]), lane, lanes),
                             };
                             p[lane].store(s.to_bits(), Relaxed);
