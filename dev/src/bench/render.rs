@@ -133,35 +133,23 @@ impl<'a> Matrix<'a> {
     }
 
     /// The native baseline to compare `ours` (a row of (bench, variant))
-    /// with: from the same run (device and date) where it measured one, the
-    /// same variant if measured, else its best measured native variant of
-    /// the benchmark; where that run measured none, the newest as below.
+    /// with: from the same run (device and date) where it measured one, else
+    /// the newest; of those, the same variant if measured, else the best
+    /// measured native variant of the benchmark (`false`: not the same variant).
     pub fn baseline(&self, bench: &str, variant: &str, ours: &Row) -> Option<(&'a Row, bool)> {
         let same_run = |r: &&Row| r.measured() && r.device == ours.device && r.date == ours.date;
         let in_run = |b: &str, v: &str, backend: &str| self.history(b, v, backend).iter().rev().map(|e| e.1).find(same_run);
-        if let Some(r) = NATIVE.iter().find_map(|backend| in_run(bench, variant, backend)) {
-            return Some((r, true));
-        }
-        let run_best = self.keys.iter().filter(|(b, _)| b == bench).filter_map(|(b, v)| in_run(b, v, NATIVE[0]));
-        if let Some(r) = run_best.min_by(|a, b| score(a).total_cmp(&score(b))) {
-            return Some((r, false));
-        }
-        self.newest_baseline(bench, variant)
+        let newest = |b: &str, v: &str, backend: &str| self.latest(b, v, backend).filter(|r| r.measured());
+        self.pick_baseline(bench, variant, in_run).or_else(|| self.pick_baseline(bench, variant, newest))
     }
 
-    /// The newest native baseline of (bench, variant): the same variant if
-    /// measured, else the best measured native variant of the benchmark.
-    fn newest_baseline(&self, bench: &str, variant: &str) -> Option<(&'a Row, bool)> {
-        for backend in NATIVE {
-            if let Some(r) = self.latest(bench, variant, backend).filter(|r| r.measured()) {
-                return Some((r, true));
-            }
+    /// Among the native rows `row(bench, variant, backend)` gives: the same
+    /// variant's, else the best of the benchmark's variants.
+    fn pick_baseline(&self, bench: &str, variant: &str, row: impl Fn(&str, &str, &str) -> Option<&'a Row>) -> Option<(&'a Row, bool)> {
+        if let Some(r) = NATIVE.iter().find_map(|backend| row(bench, variant, backend)) {
+            return Some((r, true));
         }
-        let candidates = self
-            .keys
-            .iter()
-            .filter(|(b, _)| b == bench)
-            .filter_map(|(b, v)| self.latest(b, v, NATIVE[0]).filter(|r| r.measured()));
+        let candidates = self.keys.iter().filter(|(b, _)| b == bench).filter_map(|(b, v)| row(b, v, NATIVE[0]));
         candidates.min_by(|a, b| score(a).total_cmp(&score(b))).map(|r| (r, false))
     }
 }
