@@ -11,7 +11,8 @@
 #   <variant>/<id>-<arch>.ptx.gz  with AB_VARIANTS="private sysscope": the programs
 #                           AB_IDS (default: AB_DEFAULT_IDS below) linked another way, for
 #                           scripts/gpu-link-ab.sh: private = frames in private memory
-#                           (GPU_PRIVATE_STACKS=1), sysscope = std atomics left at
+#                           (GPU_PRIVATE_STACKS=1), args = shared frames that pass the stack
+#                           pointer and limit as arguments (GPU_STACK_ARGS=1), sysscope = std atomics left at
 #                           system scope (GPU_SYSTEM_SCOPE=1), nodepth = recursion
 #                           without call-stack depth checks (GPU_NO_DEPTH_CHECKS=1), inlineN =
 #                           gpu-ld's whole-program inliner threshold N (GPU_INLINE_THRESHOLD=N),
@@ -40,6 +41,7 @@ for arch in "${archs[@]}"; do
             case " ${AB_IDS:-$AB_DEFAULT_IDS} " in *" $id "*) ;; *) continue;; esac
             case $variant in
                 private) setting=GPU_PRIVATE_STACKS=1;;
+                args) setting=GPU_STACK_ARGS=1;;
                 sysscope) setting=GPU_SYSTEM_SCOPE=1;;
                 nodepth) setting=GPU_NO_DEPTH_CHECKS=1;;
                 inline*) setting=GPU_INLINE_THRESHOLD=${variant#inline};;

@@ -373,21 +373,46 @@ pub fn ptx_private_frames(ptx: &str) -> Vec<String> {
 }
 
 /// The bytes each PTX function carves from its lane's shared stack (the
-/// frame `gpu-ld` gave it): the `add.s64 %rd, %rd, -N` that follows the
-/// function's first read of `__gpu_stack_slot`. Functions without a moved
-/// frame are not listed.
+/// frame `gpu-ld` gave it): the `add.s64 %rd, %rd, -N` that lowers the
+/// stack pointer, which the function read from its lane's pair (the
+/// linker's pair protocol: it follows the first read of
+/// `__gpu_stack_slot`) or was given as its second-to-last parameter (the
+/// argument protocol). Functions without a moved frame are not listed.
 pub fn ptx_shared_frames(ptx: &str) -> Vec<(String, u64)> {
+    let lowered = |l: &str, from: Option<&str>| {
+        let rest = l.trim().strip_prefix("add.s64")?;
+        let mut operands = rest.trim_end_matches(';').split(',').map(str::trim).skip(1);
+        let (base, n) = (operands.next()?, operands.next()?);
+        if from.is_some_and(|f| f != base) {
+            return None;
+        }
+        n.strip_prefix('-')?.parse::<u64>().ok()
+    };
     ptx_functions(ptx)
         .into_iter()
         .filter_map(|(name, body)| {
             let mut lines = body.lines().skip_while(|l| !l.contains("[__gpu_stack_slot]"));
-            lines.next()?;
-            let bytes = lines.take(4).find_map(|l| {
-                let t = l.trim();
-                let rest = t.strip_prefix("add.s64")?;
-                let n = rest.rsplit(',').next()?.trim().trim_end_matches(';').trim();
-                n.strip_prefix('-')?.parse::<u64>().ok()
+            if lines.next().is_some()
+                && let Some(bytes) = lines.take(4).find_map(|l| lowered(l, None))
+            {
+                return Some((name, bytes));
+            }
+            // The argument protocol: `ld.param.b64 %rdS, [<sp param>]`, then
+            // `add.s64 %rdF, %rdS, -N`.
+            let header_end = body.find('{')?;
+            let params: Vec<&str> = body[..header_end]
+                .lines()
+                .filter_map(|l| l.trim().strip_prefix(".param .b64 "))
+                .map(|p| p.trim_end_matches(',').trim())
+                .filter(|p| !p.contains("func_retval"))
+                .collect();
+            let sp = params.len().checked_sub(2).map(|i| params[i])?;
+            let loaded = body[header_end..].lines().find_map(|l| {
+                let rest = l.trim().strip_prefix("ld.param.b64")?;
+                let (reg, from) = rest.trim_end_matches(';').split_once(',')?;
+                (from.trim() == format!("[{sp}]")).then(|| reg.trim())
             })?;
+            let bytes = body[header_end..].lines().find_map(|l| lowered(l, Some(loaded)))?;
             Some((name, bytes))
         })
         .collect()
@@ -680,6 +705,13 @@ mod tests {
                    \tld.b64 \t%rd3, [%rd1+8];\n\tadd.s64 \t%rd4, %rd2, -10384;\n}\n\
                    .func b(\n)\n{\n\tadd.s64 \t%rd4, %rd2, -16;\n}\n";
         assert_eq!(ptx_shared_frames(ptx), vec![("a".to_string(), 10384)]);
+        // The argument protocol: the stack pointer is the second-to-last
+        // parameter (the limit the last).
+        let ptx = ".func (.param .b64 func_retval0) c(\n\t.param .b64 $p0,\n\t.param .b64 $p1,\n\t.param .b64 $p2\n)\n{\n\
+                   \tld.param.b64 \t%rd1, [$p0];\n\tld.param.b64 \t%rd2, [$p1];\n\tadd.s64 \t%rd3, %rd1, -8;\n\
+                   \tadd.s64 \t%rd4, %rd2, -48;\n\tand.b64 \t%rd5, %rd4, -16;\n}\n\
+                   .func d(\n\t.param .b64 $p0\n)\n{\n\tld.param.b64 \t%rd1, [$p0];\n\tadd.s64 \t%rd2, %rd1, -8;\n}\n";
+        assert_eq!(ptx_shared_frames(ptx), vec![("c".to_string(), 48)]);
     }
 
     #[test]

@@ -24,6 +24,17 @@
 //! function where its lane's pair is. Every lane stores it at kernel start
 //! ([`enter_kernel`]) before anything reads it, so the linker may keep one
 //! copy per block instead (NVIDIA: in shared memory, which no fence empties).
+//!
+//! With the linker's argument protocol (NVIDIA, `GPU_STACK_ARGS=1`: reading
+//! and writing the pair on every call costs ~100 ns a call) the rewritten
+//! functions pass the stack pointer and limit to each other as arguments.
+//! The pair is then current only where code the linker does not rewrite
+//! calls in (the kernel, the overflow handler, which a failing frame tells
+//! its stack pointer first) and in a function that refers to the slot
+//! itself, which the linker makes publish its frame in the pair and read
+//! the pair before each call: [`call_on_stack`]'s switch reaches the entry
+//! it calls that way. Code that reads the pair's stack pointer must be one
+//! of those.
 use core::fmt::Write;
 use core::mem::MaybeUninit;
 use core::sync::atomic::{AtomicPtr, Ordering::Relaxed};
@@ -148,11 +159,17 @@ pub fn overflow_on_slot<H: Hal>(rt: &Runtime, slot: &AtomicPtr<LaneStack>, trap:
 }
 
 /// `Hal::call_on_stack` where frames live in global memory: swaps the
-/// lane's pair (through `slot`) to `stack` for the call.
+/// lane's pair (through `slot`) to `stack` for the call. It refers to the
+/// slot in the function that calls `entry`, so under the linker's argument
+/// protocol that call reads the swapped pair. Never inlined: the linker
+/// reads the pair before every call of a function that refers to the slot,
+/// and inlined into the thread loop (`run_leader`, where `main` is inlined
+/// too) that was ~80 calls and made a std spawn+join 5 % slower on an H200.
 ///
 /// # Safety
 /// As `Hal::call_on_stack`; called on a lane whose pair is set up
 /// ([`enter_kernel`]) with the vendor's `__gpu_stack_slot`.
+#[inline(never)]
 pub unsafe fn call_on_stack(slot: &AtomicPtr<LaneStack>, entry: Entry, data: *mut u8, stack: *mut u8, len: usize) {
     let pair = slot.load(Relaxed);
     // SAFETY: this lane's pair (set at kernel start); only this lane uses it.

@@ -9,6 +9,9 @@
 //! with the floor the runtime keeps in the lane's stack words (word 2, see
 //! `rt_common::stack`) and, below it, calls the same overflow handler as a
 //! frame that does not fit, which prints std's `has overflowed its stack`.
+//! Under [`shared_stack`](crate::shared_stack)'s argument protocol the check
+//! is given the function's frames' stack pointer and publishes it in the
+//! lane's words first, so the handler's report runs below the live frames.
 //!
 //! The call graph is read from the optimized IR text: direct calls are
 //! edges; an indirect call may reach any function whose address is taken
@@ -21,7 +24,7 @@
 //! allocator and the host ring, which may abort.
 use std::collections::HashMap;
 
-use crate::shared_stack::{OVERFLOW_SYMBOL, SLOT_SYMBOL, closing_paren, function_name, is_label, split_type};
+use crate::shared_stack::{OVERFLOW_SYMBOL, SLOT_SYMBOL, SP_PARAM, closing_paren, function_name, is_label, split_type};
 
 /// The inlined check each recursive function calls on entry.
 const CHECK: &str = "__gpu_cs.check";
@@ -50,7 +53,11 @@ pub fn guard(ir: &str) -> Option<(String, Vec<String>)> {
         if lines.peek().is_some_and(|l| is_label(l)) {
             out.push_str(lines.next().expect("peeked"));
         }
-        out.push_str(&format!("  call void @{CHECK}()\n"));
+        // Under the argument protocol the overflow handler learns the
+        // frames' stack pointer from the check; under the pair's, the pair
+        // has it (-1: nothing to publish).
+        let frames_sp = if line.contains(SP_PARAM) { SP_PARAM } else { "-1" };
+        out.push_str(&format!("  call void @{CHECK}(i64 {frames_sp})\n"));
         checked.push(name.to_string());
     }
     if !checked.is_empty() {
@@ -70,7 +77,7 @@ fn helper(ir: &str) -> String {
     format!(
         r#"
 {declare}
-define internal void @{CHECK}() alwaysinline nounwind {{
+define internal void @{CHECK}(i64 %frames.sp) alwaysinline nounwind {{
   %slot = load ptr, ptr @{SLOT_SYMBOL}, align 8
   %floor.at = getelementptr inbounds i8, ptr %slot, i64 16
   %floor = load i64, ptr %floor.at, align 8
@@ -79,6 +86,12 @@ define internal void @{CHECK}() alwaysinline nounwind {{
   %low = icmp ult i64 %sp, %floor
   br i1 %low, label %overflow, label %ok, !prof !{{!"branch_weights", i32 1, i32 1048575}}
 overflow:
+  %publish = icmp ne i64 %frames.sp, -1
+  br i1 %publish, label %store, label %report
+store:
+  store i64 %frames.sp, ptr %slot, align 8
+  br label %report
+report:
   call void @{OVERFLOW_SYMBOL}()
   unreachable
 ok:
@@ -120,6 +133,30 @@ fn next_token(line: &str, from: usize) -> Option<(u8, &str, usize)> {
     None
 }
 
+/// The `@` names `line` mentions other than as the function it calls
+/// directly: uses of their addresses (or of globals' values).
+pub(crate) fn address_uses(line: &str) -> impl Iterator<Item = &str> {
+    let direct = match callee(line) {
+        Some(Callee::Direct(name)) => Some(name),
+        _ => None,
+    };
+    let (mut pos, mut skipped_callee) = (0, false);
+    std::iter::from_fn(move || {
+        while let Some((sigil, name, end)) = next_token(line, pos) {
+            pos = end.max(pos + 1);
+            if sigil != b'@' {
+                continue;
+            }
+            if !skipped_callee && direct == Some(name) {
+                skipped_callee = true;
+                continue;
+            }
+            return Some(name);
+        }
+        None
+    })
+}
+
 /// What a `call`/`invoke` line calls.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Callee<'a> {
@@ -132,7 +169,14 @@ pub(crate) enum Callee<'a> {
 /// The callee of a `call`/`invoke` instruction line; `None` if the line is
 /// no call (or calls inline asm).
 pub(crate) fn callee(line: &str) -> Option<Callee<'_>> {
-    let t = line.trim_start();
+    call_parts(line).map(|(c, _)| c)
+}
+
+/// [`callee`], and the byte offset in `line` of the `(` that opens the
+/// call's arguments.
+pub(crate) fn call_parts(line: &str) -> Option<(Callee<'_>, usize)> {
+    let indent = line.len() - line.trim_start().len();
+    let t = &line[indent..];
     if t.starts_with(';') {
         return None;
     }
@@ -148,11 +192,12 @@ pub(crate) fn callee(line: &str) -> Option<Callee<'_>> {
     let mut pos = 0;
     while let Some((sigil, name, end)) = next_token(rest, pos) {
         if rest.as_bytes().get(end) == Some(&b'(') {
+            let open = indent + at + end;
             if sigil == b'@' {
-                return Some(Callee::Direct(name));
+                return Some((Callee::Direct(name), open));
             }
             let start = rest[..end].rfind('%').unwrap_or(0);
-            return Some(Callee::Indirect(signature(&rest[..start], &rest[end..])));
+            return Some((Callee::Indirect(signature(&rest[..start], &rest[end..])), open));
         }
         pos = end.max(pos + 1);
     }
@@ -300,21 +345,7 @@ fn recursive_functions(ir: &str) -> HashMap<&str, usize> {
             edges[f].extend(to);
         }
         // Every other mention of a defined function takes its address.
-        let direct = match called {
-            Some(Callee::Direct(name)) => Some(name),
-            _ => None,
-        };
-        let mut pos = 0;
-        let mut skipped_callee = false;
-        while let Some((sigil, name, end)) = next_token(line, pos) {
-            pos = end.max(pos + 1);
-            if sigil != b'@' {
-                continue;
-            }
-            if !skipped_callee && direct == Some(name) {
-                skipped_callee = true;
-                continue;
-            }
+        for name in address_uses(line) {
             if let Some(&g) = index.get(name) {
                 address_taken[g] = true;
             }
@@ -494,15 +525,15 @@ attributes #9 = { noreturn nounwind }
         let mut checked = checked;
         checked.sort();
         assert_eq!(checked, ["dyn_fmt", "hash", "ping", "pong"]);
-        assert!(out.contains("define internal i64 @hash(ptr %l) unnamed_addr {\nstart:\n  call void @__gpu_cs.check()\n  %r ="));
-        assert!(out.contains("define internal void @ping(i32 %n) {\n  call void @__gpu_cs.check()\n  call void @pong"));
-        assert!(out.contains("define internal void @pong(i32 %n) {\nbb0:\n  call void @__gpu_cs.check()\n"));
+        assert!(out.contains("define internal i64 @hash(ptr %l) unnamed_addr {\nstart:\n  call void @__gpu_cs.check(i64 -1)\n  %r ="));
+        assert!(out.contains("define internal void @ping(i32 %n) {\n  call void @__gpu_cs.check(i64 -1)\n  call void @pong"));
+        assert!(out.contains("define internal void @pong(i32 %n) {\nbb0:\n  call void @__gpu_cs.check(i64 -1)\n"));
         // Kernels and the overflow handler are never checked.
         assert!(out.contains("define ptx_kernel void @__gpu_start(ptr %l) {\n  call void @__gpu_start"));
         assert!(out.contains("define void @__gpu_stack_overflow() {\n  call void @__gpu_stack_overflow"));
         assert!(out.contains("declare ptr @llvm.stacksave.p0()\n"));
         assert!(out.contains("getelementptr inbounds i8, ptr %slot, i64 16"));
-        assert_eq!(out.matches("call void @__gpu_cs.check()").count(), 4);
+        assert_eq!(out.matches("call void @__gpu_cs.check(i64 -1)").count(), 4);
     }
 
     #[test]

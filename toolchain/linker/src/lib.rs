@@ -418,7 +418,11 @@ pub fn link(args: &LinkArgs) -> Result<(), LinkError> {
     // nvptx: recursion checks its depth on the driver's call stack
     // ([`call_stack`]); `GPU_NO_DEPTH_CHECKS=1` leaves them out.
     let depth_checks = args.target == Target::Nvptx && !flag("GPU_NO_DEPTH_CHECKS");
-    let passes = Passes { share: !private, device_scope, depth_checks };
+    // `GPU_STACK_ARGS=1`: frames pass their stack to each other as
+    // arguments (nvptx; see `shared_stack::Protocol::Args` for what it wins
+    // and costs, and why it is not the default).
+    let stack_protocol = if flag("GPU_STACK_ARGS") { shared_stack::Protocol::Args } else { shared_stack::Protocol::Pair };
+    let passes = Passes { share: !private, stack_protocol, device_scope, depth_checks };
     let rewritten = rewrite_ir(&bin, &work, &optimized, args.target, passes)?;
     let flags = codegen_flags(args.target);
     let llc = Llc { bin: &bin, work: &work, cpu: &cpu, opt_level, flags: &flags };
@@ -800,6 +804,9 @@ fn emit_ptx(llc: &Llc, rewritten: Option<String>, optimized: PathBuf, max_regist
 struct Passes {
     /// [`shared_stack::rewrite`]: frames in global memory.
     share: bool,
+    /// How those frames find their stack (`GPU_STACK_ARGS=1`: as arguments,
+    /// nvptx only).
+    stack_protocol: shared_stack::Protocol,
     /// [`device_scope::rewrite`]: atomics at device scope.
     device_scope: bool,
     /// [`call_stack::guard`]: recursion checks the call stack's depth.
@@ -810,15 +817,27 @@ struct Passes {
 /// rewritten IR (LLVM assembly), or `None` when nothing changed (no
 /// runtime).
 fn rewrite_ir(bin: &Path, work: &Path, optimized: &Path, target: Target, passes: Passes) -> Result<Option<String>, LinkError> {
-    let Passes { share, device_scope, depth_checks } = passes;
+    let Passes { share, stack_protocol, device_scope, depth_checks } = passes;
     let verbose = std::env::var_os("GPU_LD_VERBOSE").is_some();
     let text = work.join("optimized.ll");
     run(&bin.join("llvm-dis"), &["-o".into(), text.clone().into(), optimized.into()])?;
     let mut ir = fs::read_to_string(&text).map_err(LinkError::io("read", &text))?;
     let mut changed = false;
-    if share && let Some((shared, report)) = shared_stack::rewrite(&ir, target) {
+    if share && let Some((shared, report)) = shared_stack::rewrite(&ir, target, stack_protocol) {
         if verbose {
-            eprintln!("gpu-ld: shared stacks: {} frames, {} allocas moved", report.functions, report.allocas);
+            eprintln!(
+                "gpu-ld: shared stacks: {} frames, {} allocas moved; stack pointer {}",
+                report.functions,
+                report.allocas,
+                match report.protocol {
+                    shared_stack::Protocol::Args => format!("passed as arguments to {} functions", report.takers),
+                    shared_stack::Protocol::Pair => "read from the pair".to_string(),
+                }
+            );
+        }
+        if let (Some(why), Target::Nvptx) = (&report.pair_because, target) {
+            // Asked for on nvptx, where every module should take them: say why not.
+            eprintln!("gpu-ld: note: frames read their stack from the pair on every call: {why}");
         }
         for why in &report.left_private {
             // Rust emits neither dynamic allocas nor unsizable ones: say so if seen.

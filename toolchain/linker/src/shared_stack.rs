@@ -29,16 +29,25 @@
 //!   rewritten: the kernel sets the pair up, the handler runs when the stack
 //!   is exhausted.
 //!
+//! How a rewritten function finds its lane's stack pointer and limit is the
+//! [`Protocol`]: through the pair on every call ([`Protocol::Pair`], the
+//! default), or, on nvptx with `GPU_STACK_ARGS=1`, as two arguments the
+//! rewritten functions pass each other ([`Protocol::Args`]), with the pair
+//! read only where code the pass does not rewrite (the kernel, the overflow
+//! handler) or code that switches stacks (it refers to the slot:
+//! `call_on_stack`) calls in.
+//!
 //! A module that does not define `@__gpu_stack_slot` (no runtime) is left
 //! alone. Register spills and the call ABI's register saves stay in private
 //! memory: they are never shared. `alloca`s outside the entry block
 //! (dynamically sized: Rust emits none) and types this pass cannot size
 //! keep their private frame; [`Report`] lists them (on amdgcn the whole
 //! function then stays private).
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Write;
 
 use crate::Target;
+use crate::call_stack::{Callee, address_uses, call_parts};
 
 /// The global holding the address of each lane's `[sp, limit]` pair.
 pub const SLOT_SYMBOL: &str = "__gpu_stack_slot";
@@ -48,9 +57,62 @@ pub const OVERFLOW_SYMBOL: &str = "__gpu_stack_overflow";
 /// for it to give the program its stacks.
 pub use gpu_toolchain::protocol_names::SHARED_STACKS_SYMBOL;
 
+/// The stack pointer parameter of a function rewritten under
+/// [`Protocol::Args`] (the frames' pointer at the call: the caller's frame
+/// bottom).
+pub const SP_PARAM: &str = "%__ss.sp";
+/// Its limit parameter (the pair's limit when the chain was entered).
+pub const LIMIT_PARAM: &str = "%__ss.limit";
+
+/// How a rewritten function learns its lane's stack pointer and limit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Protocol {
+    /// Every frame loads the slot, then the pair, stores its stack pointer
+    /// there and restores it at `ret`: a chain of dependent loads and a
+    /// store on every framed call (about 100 ns on an H200:
+    /// `dev/probes/frame_costs.cu`).
+    #[default]
+    Pair,
+    /// Rewritten functions take [`SP_PARAM`] and [`LIMIT_PARAM`] as two
+    /// trailing `i64` parameters, carve their frames below the first and
+    /// pass their frame's bottom to what they call. Every function with a
+    /// frame takes them, every function whose address is taken (every
+    /// indirect call passes them), and every caller of one of these; a
+    /// leaf without a frame keeps its signature. The pair is the truth only
+    /// at the edges:
+    /// - code the pass does not rewrite (kernels, the overflow handler)
+    ///   reads it before each call;
+    /// - a function that refers to the slot (the stack switch,
+    ///   `call_on_stack`) publishes its own frame's bottom in it on entry,
+    ///   restores what it held on return, and reads it before each call,
+    ///   so a switch it makes reaches its callees;
+    /// - a frame that does not fit (and the recursion check) publishes the
+    ///   caller's pointer before calling the handler, whose report then
+    ///   runs below the live frames.
+    ///
+    /// nvptx only: amdgcn's whole-wave call (`amd_lanes`) calls lane work
+    /// with its arguments in fixed registers.
+    ///
+    /// Not the default (`GPU_STACK_ARGS=1` asks for it), measured on an H200
+    /// against the pair (`bench-results/link-ab/2026-11-28-stack-args/`): a
+    /// framed call 163 → 102 ns, formatting 7–19 % faster, one `println!`
+    /// 4 %; but hello-threads' PTX 13 % larger, spawn_join 3 % and barrier
+    /// N=all 4 % slower, and 1,000 levels of recursion no longer fit the
+    /// default call stack (the two values a recursive function keeps across
+    /// its call are saved on the driver's stack at every level: std's
+    /// overflow report at 1,000 where the pair's protocol reaches it).
+    Args,
+}
+
 /// What the pass did.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Report {
+    /// The protocol the rewritten functions use.
+    pub protocol: Protocol,
+    /// Why [`Protocol::Args`] was asked for and not used.
+    pub pair_because: Option<String>,
+    /// Under [`Protocol::Args`]: functions that take the stack arguments.
+    pub takers: usize,
     /// Functions whose frame moved to the shared stack.
     pub functions: usize,
     /// `alloca`s rewritten.
@@ -62,15 +124,30 @@ pub struct Report {
     pub renamed: BTreeMap<String, String>,
 }
 
-/// Rewrites module `ir` for `target`; `None` if it has no runtime (no
-/// `@__gpu_stack_slot`).
-pub fn rewrite(ir: &str, target: Target) -> Option<(String, Report)> {
+/// Rewrites module `ir` for `target` under protocol `wanted` (or the pair
+/// where the module cannot take arguments: [`Report::pair_because`]);
+/// `None` if it has no runtime (no `@__gpu_stack_slot`).
+pub fn rewrite(ir: &str, target: Target, wanted: Protocol) -> Option<(String, Report)> {
     if !defines_global(ir, SLOT_SYMBOL) {
         return None;
     }
     let types = named_types(ir);
     let mut out = String::with_capacity(ir.len() + ir.len() / 8);
     let mut report = Report::default();
+    let takes_args = match wanted {
+        Protocol::Pair => None,
+        Protocol::Args => match args_refused(ir, target) {
+            None => Some(stack_argument_takers(ir, target)),
+            Some(why) => {
+                report.pair_because = Some(why);
+                None
+            }
+        },
+    };
+    if let Some(takers) = &takes_args {
+        report.protocol = wanted;
+        report.takers = takers.len();
+    }
     let mut lines = ir.split_inclusive('\n');
     while let Some(line) = lines.next() {
         if !(line.starts_with("define ") && line.trim_end().ends_with('{')) {
@@ -85,7 +162,10 @@ pub fn rewrite(ir: &str, target: Target) -> Option<(String, Report)> {
             }
             body.push(l);
         }
-        rewrite_function(line, &body, &types, target, &mut out, &mut report);
+        match &takes_args {
+            Some(takers) => rewrite_function_args(line, &body, &types, takers, &mut out, &mut report),
+            None => rewrite_function(line, &body, &types, target, &mut out, &mut report),
+        }
     }
     out.push_str(&flat_intrinsic_declarations(ir, &report.renamed));
     out.push_str(&helpers(target));
@@ -140,38 +220,15 @@ fn rewrite_function(
     if header.contains(target.kernel_keyword()) || name == OVERFLOW_SYMBOL || name.starts_with("__gpu_ss.") {
         return keep(all_out);
     }
-    // The entry block: up to the first label after the first line.
-    let entry_end = body.iter().enumerate().skip(1).find(|(_, l)| is_label(l)).map_or(body.len(), |(i, _)| i);
-    let mut allocas = Vec::new();
-    for (i, l) in body.iter().enumerate() {
-        let Some((dst, rest)) = parse_alloca(l) else { continue };
-        if i >= entry_end {
-            report.left_private.push(format!("@{name}: {dst} is allocated outside the entry block"));
-            continue;
-        }
-        match alloca_layout(rest, types, target) {
-            Ok((size, align)) => allocas.push(Alloca { line: i, name: dst, size, align }),
-            Err(why) => report.left_private.push(format!("@{name}: {dst}: {why}")),
-        }
-    }
-    let private_left = report.left_private.iter().any(|w| w.starts_with(&format!("@{name}: ")));
-    if allocas.is_empty() || (target == Target::Amdgcn && private_left) {
+    let (frame, private_left) = frame_of(name, body, types, target, report);
+    let Some(Frame { allocas, offsets, size, align: frame_align }) = frame else { return keep(all_out) };
+    if target == Target::Amdgcn && private_left {
         // On amdgcn a function's private pointers all become flat, so a
         // frame is moved whole or not at all.
         return keep(all_out);
     }
     let mut out = String::new();
     let out = &mut out;
-    // Frame layout: allocas in order, each at its alignment.
-    let frame_align = allocas.iter().map(|a| a.align).max().unwrap_or(1).max(8);
-    let mut offsets = HashMap::new();
-    let mut size = 0u64;
-    for a in &allocas {
-        size = size.next_multiple_of(a.align);
-        offsets.insert(a.line, size);
-        size += a.size;
-    }
-    let size = size.next_multiple_of(frame_align);
     let rewritten: Vec<&str> = allocas.iter().map(|a| a.name).collect();
 
     out.push_str(header);
@@ -214,6 +271,337 @@ fn rewrite_function(
     }
     report.functions += 1;
     report.allocas += allocas.len();
+}
+
+/// A function's shared frame: its entry block's allocas, each at its offset.
+struct Frame<'a> {
+    allocas: Vec<Alloca<'a>>,
+    /// Body line of an alloca → its offset in the frame.
+    offsets: HashMap<usize, u64>,
+    /// Bytes, a multiple of `align`.
+    size: u64,
+    /// At least 8.
+    align: u64,
+}
+
+/// The frame of function `name` (`None`: it has no alloca to move), and
+/// whether an alloca stays private (recorded in `report`).
+fn frame_of<'a>(
+    name: &str,
+    body: &[&'a str],
+    types: &HashMap<String, String>,
+    target: Target,
+    report: &mut Report,
+) -> (Option<Frame<'a>>, bool) {
+    // The entry block: up to the first label after the first line.
+    let entry_end = body.iter().enumerate().skip(1).find(|(_, l)| is_label(l)).map_or(body.len(), |(i, _)| i);
+    let mut allocas = Vec::new();
+    let mut private_left = false;
+    for (i, l) in body.iter().enumerate() {
+        let Some((dst, rest)) = parse_alloca(l) else { continue };
+        if i >= entry_end {
+            report.left_private.push(format!("@{name}: {dst} is allocated outside the entry block"));
+            private_left = true;
+            continue;
+        }
+        match alloca_layout(rest, types, target) {
+            Ok((size, align)) => allocas.push(Alloca { line: i, name: dst, size, align }),
+            Err(why) => {
+                report.left_private.push(format!("@{name}: {dst}: {why}"));
+                private_left = true;
+            }
+        }
+    }
+    if allocas.is_empty() {
+        return (None, private_left);
+    }
+    // Frame layout: allocas in order, each at its alignment.
+    let align = allocas.iter().map(|a| a.align).max().unwrap_or(1).max(8);
+    let mut offsets = HashMap::new();
+    let mut size = 0u64;
+    for a in &allocas {
+        size = size.next_multiple_of(a.align);
+        offsets.insert(a.line, size);
+        size += a.size;
+    }
+    let size = size.next_multiple_of(align);
+    (Some(Frame { allocas, offsets, size, align }), private_left)
+}
+
+/// Why module `ir` cannot take [`Protocol::Args`], if it cannot.
+fn args_refused(ir: &str, target: Target) -> Option<String> {
+    if target != Target::Nvptx {
+        return Some("amdgcn's whole-wave call passes lane work its arguments in fixed registers".into());
+    }
+    // Functions an indirect call could reach without them taking the
+    // arguments: declared ones (not intrinsics), kernels, the handler.
+    let mut without: HashSet<&str> = HashSet::new();
+    for line in ir.lines() {
+        let declared = line.starts_with("declare ");
+        let defined = line.starts_with("define ");
+        if !(declared || defined) {
+            continue;
+        }
+        let name = function_name(line);
+        if defined && takes_stack_arguments(line, name, target) {
+            if parameters(line).is_some_and(|p| p.contains("...")) {
+                return Some(format!("@{name} takes variable arguments"));
+            }
+        } else if !name.starts_with("llvm.") {
+            without.insert(name);
+        }
+    }
+    for line in ir.lines() {
+        if line.starts_with("declare ") || line.starts_with("define ") {
+            continue;
+        }
+        if let Some(name) = address_uses(line).find(|name| without.contains(name)) {
+            return Some(format!("@{name} takes no stack arguments and its address is taken"));
+        }
+    }
+    None
+}
+
+/// Whether defined function `name` (its `define` line `header`) takes the
+/// stack arguments under [`Protocol::Args`]: all but kernels, the
+/// overflow handler and the pass's helpers.
+fn takes_stack_arguments(header: &str, name: &str, target: Target) -> bool {
+    !(header.contains(target.kernel_keyword()) || name == OVERFLOW_SYMBOL || name.starts_with("__gpu_ss."))
+}
+
+/// The defined functions of `ir` that take the stack arguments: those with
+/// a frame, or whose address is taken (an indirect call passes them), or
+/// that refer to the slot, and every function that calls one of these or
+/// calls through a pointer. The rest (leaves without frames: the
+/// allocator's and the atomics' paths) keep their signatures, so their
+/// callers keep no stack pointer live across them for nothing: passing it
+/// everywhere made `Box` new+drop 11 % slower on an H200.
+fn stack_argument_takers(ir: &str, target: Target) -> HashSet<String> {
+    struct Function<'a> {
+        calls: Vec<&'a str>,
+        needs: bool,
+    }
+    let mut functions: HashMap<&str, Function> = HashMap::new();
+    let mut order: Vec<&str> = Vec::new();
+    let mut taken: HashSet<&str> = HashSet::new();
+    let mut current: Option<&str> = None;
+    let slot = format!("@{SLOT_SYMBOL}");
+    for line in ir.lines() {
+        if line.starts_with("define ") {
+            let name = function_name(line);
+            current = takes_stack_arguments(line, name, target).then_some(name);
+            if let Some(name) = current {
+                functions.insert(name, Function { calls: Vec::new(), needs: false });
+                order.push(name);
+            }
+            continue;
+        }
+        if line.starts_with('}') {
+            current = None;
+            continue;
+        }
+        if line.starts_with("declare ") {
+            continue;
+        }
+        if let Some(f) = current.and_then(|c| functions.get_mut(c)) {
+            match call_parts(line) {
+                Some((Callee::Direct(name), _)) => f.calls.push(name),
+                Some((Callee::Indirect(_), _)) => f.needs = true,
+                None => {}
+            }
+            if parse_alloca(line).is_some() || mentions(line, &slot) {
+                f.needs = true;
+            }
+        }
+        taken.extend(address_uses(line));
+    }
+    for name in &taken {
+        if let Some(f) = functions.get_mut(name) {
+            f.needs = true;
+        }
+    }
+    // Callers of those that need the arguments need them: to a fixed point.
+    loop {
+        let mut changed = false;
+        for name in &order {
+            if functions[name].needs {
+                continue;
+            }
+            if functions[name].calls.iter().any(|c| functions.get(c).is_some_and(|g| g.needs)) {
+                functions.get_mut(name).expect("listed").needs = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    functions.into_iter().filter(|(_, f)| f.needs).map(|(n, _)| n.to_string()).collect()
+}
+
+/// The text between the parentheses of a `define`/`declare` line's
+/// parameter list.
+fn parameters(header: &str) -> Option<&str> {
+    let (open, close) = parameter_parens(header)?;
+    Some(&header[open + 1..close])
+}
+
+/// Byte offsets of the `(` and `)` around a header's parameters.
+fn parameter_parens(header: &str) -> Option<(usize, usize)> {
+    let at = header.find('@')? + 1;
+    let after_name = match header[at..].strip_prefix('"') {
+        Some(q) => at + 1 + q.find('"')? + 1,
+        None => at + header[at..].find('(')?,
+    };
+    if header.as_bytes().get(after_name) != Some(&b'(') {
+        return None;
+    }
+    Some((after_name, after_name + closing_paren(&header[after_name..])?))
+}
+
+/// `text` with `, i64 sp, i64 limit` (or without the comma, for an empty
+/// list) inserted before the `)` at `close`, which closes the list opened
+/// at `open`.
+fn append_pair(text: &str, open: usize, close: usize, sp: &str, limit: &str) -> String {
+    let comma = if text[open + 1..close].trim().is_empty() { "" } else { ", " };
+    format!("{}{comma}i64 {sp}, i64 {limit}{}", &text[..close], &text[close..])
+}
+
+/// The `(` and `)` of `line`'s call arguments when it calls a function
+/// that takes the stack arguments: a direct call to one of `takers`, or
+/// any indirect call.
+fn stack_call(line: &str, takers: &HashSet<String>) -> Option<(usize, usize)> {
+    let (callee, open) = call_parts(line)?;
+    let passes = match callee {
+        Callee::Direct(name) => takers.contains(name),
+        Callee::Indirect(_) => true,
+    };
+    if !passes {
+        return None;
+    }
+    Some((open, open + closing_paren(&line[open..])?))
+}
+
+/// [`Protocol::Args`]: rewrites one function (see [`Protocol::Args`]).
+fn rewrite_function_args(
+    header: &str,
+    body: &[&str],
+    types: &HashMap<String, String>,
+    takers: &HashSet<String>,
+    all_out: &mut String,
+    report: &mut Report,
+) {
+    let name = function_name(header);
+    if name.starts_with("__gpu_ss.") {
+        all_out.push_str(header);
+        body.iter().for_each(|l| all_out.push_str(l));
+        return;
+    }
+    let mut reloads = 0;
+    // Before a call from code that does not have the arguments (or reads
+    // them from the pair): read the pair, name the two values.
+    let mut reload = |out: &mut String, or_zero: bool| {
+        reloads += 1;
+        let (sp, limit) = match or_zero {
+            true => ("@__gpu_ss.word_or_zero(i64 0)", "@__gpu_ss.word_or_zero(i64 8)"),
+            false => ("@__gpu_ss.get()", "@__gpu_ss.limit()"),
+        };
+        let _ = writeln!(out, "  %__ss.c{reloads}.sp = call i64 {sp}");
+        let _ = writeln!(out, "  %__ss.c{reloads}.limit = call i64 {limit}");
+        (format!("%__ss.c{reloads}.sp"), format!("%__ss.c{reloads}.limit"))
+    };
+    if !takers.contains(name) && takes_stack_arguments(header, name, Target::Nvptx) {
+        // A leaf without a frame (nor callees that need the arguments).
+        all_out.push_str(header);
+        body.iter().for_each(|l| all_out.push_str(l));
+        return;
+    }
+    if !takers.contains(name) {
+        // Kernels and the handler: their frames stay private; their calls
+        // read the pair (or zeros before the kernel has set it up, where a
+        // frame then overflows as it did under the pair's protocol).
+        all_out.push_str(header);
+        for l in body {
+            match stack_call(l, takers) {
+                Some((open, close)) => {
+                    let (sp, limit) = reload(all_out, true);
+                    all_out.push_str(&append_pair(l, open, close, &sp, &limit));
+                }
+                None => all_out.push_str(l),
+            }
+        }
+        return;
+    }
+    let boundary = body.iter().any(|l| mentions(l, &format!("@{SLOT_SYMBOL}")));
+    let (frame, _) = frame_of(name, body, types, Target::Nvptx, report);
+    let rewritten: Vec<&str> = frame.as_ref().map_or(Vec::new(), |f| f.allocas.iter().map(|a| a.name).collect());
+    let (open, close) = parameter_parens(header).expect("a define line has parameters");
+    let mut out = append_pair(header, open, close, SP_PARAM, LIMIT_PARAM);
+    let mut prologue = String::new();
+    if boundary {
+        prologue.push_str("  %__ss.saved = call i64 @__gpu_ss.get()\n");
+    }
+    let own_sp = match &frame {
+        Some(f) => {
+            let _ = writeln!(
+                prologue,
+                "  %__ss.base = call ptr @__gpu_ss.enter_args(i64 {SP_PARAM}, i64 {}, i64 -{}, i64 {LIMIT_PARAM})\n  %__ss.new = ptrtoint ptr %__ss.base to i64",
+                f.size, f.align
+            );
+            "%__ss.new"
+        }
+        None => SP_PARAM,
+    };
+    if boundary {
+        let _ = writeln!(prologue, "  call void @__gpu_ss.set(i64 {own_sp})");
+    }
+    let epilogue = "  call void @__gpu_ss.set(i64 %__ss.saved)\n";
+    let first_is_label = body.first().is_some_and(|l| is_label(l));
+    if !first_is_label {
+        out.push_str(&prologue);
+    }
+    for (i, l) in body.iter().enumerate() {
+        let musttail = l.contains("musttail call");
+        if let Some(off) = frame.as_ref().and_then(|f| f.offsets.get(&i)) {
+            let dst = parse_alloca(l).map(|(d, _)| d).unwrap_or_default();
+            let _ = writeln!(out, "  {dst} = getelementptr inbounds i8, ptr %__ss.base, i64 {off}");
+        } else if is_frame_marker(l, &rewritten) {
+            // lifetime markers and debug records must name an alloca.
+        } else if l.trim_start().starts_with("ret ") || l.trim() == "ret void" {
+            let after_musttail = i > 0 && body[i - 1].contains("musttail call");
+            if boundary && !after_musttail {
+                out.push_str(epilogue);
+            }
+            out.push_str(l);
+        } else if let Some((open, close)) = stack_call(l, takers) {
+            let (sp, limit) = if musttail {
+                // The frame is gone at a musttail call (its arguments
+                // cannot point into it): the callee gets what we got.
+                if boundary {
+                    out.push_str(epilogue);
+                }
+                (SP_PARAM.to_string(), LIMIT_PARAM.to_string())
+            } else if boundary {
+                reload(&mut out, false)
+            } else {
+                (own_sp.to_string(), LIMIT_PARAM.to_string())
+            };
+            out.push_str(&append_pair(l, open, close, &sp, &limit));
+        } else {
+            if musttail && boundary {
+                out.push_str(epilogue);
+            }
+            out.push_str(l);
+        }
+        if i == 0 && first_is_label {
+            out.push_str(&prologue);
+        }
+    }
+    all_out.push_str(&out);
+    if let Some(f) = &frame {
+        report.functions += 1;
+        report.allocas += f.allocas.len();
+    }
 }
 
 /// amdgcn: a rewritten function's private pointers become flat (see the
@@ -522,6 +910,41 @@ define internal void @__gpu_ss.set(i64 %sp) alwaysinline nounwind {{
   store i64 %sp, ptr %slot, align 8
   ret void
 }}
+
+define internal ptr @__gpu_ss.enter_args(i64 %sp, i64 %size, i64 %mask, i64 %limit) alwaysinline nounwind {{
+  %below = sub i64 %sp, %size
+  %new = and i64 %below, %mask
+  %low = icmp ult i64 %new, %limit
+  %wrapped = icmp ugt i64 %new, %sp
+  %bad = or i1 %low, %wrapped
+  br i1 %bad, label %overflow, label %ok, !prof !{{!"branch_weights", i32 1, i32 1048575}}
+overflow:
+  call void @__gpu_ss.set(i64 %sp)
+  call void @{OVERFLOW_SYMBOL}()
+  unreachable
+ok:
+  %base = inttoptr i64 %new to ptr
+  ret ptr %base
+}}
+
+define internal i64 @__gpu_ss.limit() alwaysinline nounwind {{
+  %slot = load ptr, {global} @{SLOT_SYMBOL}, align 8
+  %limit.at = getelementptr inbounds i8, ptr %slot, i64 8
+  %limit = load i64, ptr %limit.at, align 8
+  ret i64 %limit
+}}
+
+define internal i64 @__gpu_ss.word_or_zero(i64 %at) alwaysinline nounwind {{
+  %slot = load ptr, {global} @{SLOT_SYMBOL}, align 8
+  %unset = icmp eq ptr %slot, null
+  br i1 %unset, label %zero, label %set
+zero:
+  ret i64 0
+set:
+  %word.at = getelementptr inbounds i8, ptr %slot, i64 %at
+  %word = load i64, ptr %word.at, align 8
+  ret i64 %word
+}}
 "#
     )
 }
@@ -575,7 +998,7 @@ define internal i64 @unnamed_entry(i64 %0) {
 
     #[test]
     fn moves_entry_allocas_into_one_frame_and_frees_it_at_every_ret() {
-        let (out, report) = rewrite(MODULE, Target::Nvptx).unwrap();
+        let (out, report) = rewrite(MODULE, Target::Nvptx, Protocol::Pair).unwrap();
         assert_eq!(report, Report { functions: 2, allocas: 4, ..Default::default() });
         // Frame of @f: [24 x i8] at 0, i32 at 24, %Pair (16 bytes, align 8) at 32 → 48.
         assert!(out.contains("start:\n  %__ss.old = call i64 @__gpu_ss.get()\n  %__ss.base = call ptr @__gpu_ss.enter(i64 %__ss.old, i64 48, i64 -8)\n"), "{out}");
@@ -593,16 +1016,143 @@ define internal i64 @unnamed_entry(i64 %0) {
         assert!(out.contains("define internal ptr @__gpu_ss.enter("));
     }
 
+    const ARGS_MODULE: &str = r#"@__gpu_stack_slot = global [8 x i8] zeroinitializer, align 8
+@vtable = constant [1 x ptr] [ptr @leaf]
+
+define internal void @f(ptr %fp) {
+start:
+  %a = alloca [24 x i8], align 8
+  call void @g(ptr %a)
+  call void %fp(ptr %a)
+  %r = call i64 @leaf(i64 1)
+  call void asm sideeffect "", "l"(ptr %a)
+  call void @llvm.memset.p0.i64(ptr %a, i8 0, i64 24, i1 false)
+  ret void
+}
+
+define internal void @g(ptr %p) {
+  %n = call i64 @plain_leaf(i64 3)
+  %x = call i64 @leaf(i64 2)
+  %y = musttail call i64 @leaf(i64 %x)
+  ret void
+}
+
+define internal i64 @leaf(i64 %x) {
+  ret i64 %x
+}
+
+define internal i64 @plain_leaf(i64 %x) {
+  %y = call i64 @plain_leaf2(i64 %x)
+  ret i64 %y
+}
+
+define internal i64 @plain_leaf2(i64 %x) {
+  ret i64 %x
+}
+
+define internal void @switch(ptr %entry) {
+  %s = alloca i64, align 8
+  %pair = load ptr, ptr @__gpu_stack_slot, align 8
+  store i64 0, ptr %pair, align 8
+  call void %entry(ptr %s)
+  ret void
+}
+
+define ptx_kernel void @__gpu_start(ptr %l) {
+  %pair = alloca [24 x i8], align 8
+  call void @f(ptr @g)
+  ret void
+}
+
+define void @__gpu_stack_overflow() {
+  call void @g(ptr null)
+  unreachable
+}
+
+declare void @llvm.memset.p0.i64(ptr, i8, i64, i1 immarg)
+"#;
+
+    /// The body of function `name` in `ir`, header included.
+    fn function<'a>(ir: &'a str, name: &str) -> &'a str {
+        let start = ir.match_indices("define ").map(|(i, _)| i).find(|&i| ir[i..].lines().next().unwrap().contains(&format!(" @{name}("))).unwrap();
+        &ir[start..start + ir[start..].find("\n}\n").unwrap() + 3]
+    }
+
+    #[test]
+    fn args_protocol_passes_the_stack_to_every_rewritten_function() {
+        let (out, report) = rewrite(ARGS_MODULE, Target::Nvptx, Protocol::Args).unwrap();
+        assert_eq!((report.protocol, report.pair_because.as_deref()), (Protocol::Args, None));
+        assert_eq!((report.functions, report.allocas), (2, 2));
+        let f = function(&out, "f");
+        assert!(f.starts_with("define internal void @f(ptr %fp, i64 %__ss.sp, i64 %__ss.limit) {\nstart:\n  %__ss.base = call ptr @__gpu_ss.enter_args(i64 %__ss.sp, i64 24, i64 -8, i64 %__ss.limit)\n  %__ss.new = ptrtoint ptr %__ss.base to i64\n  %a = getelementptr"), "{f}");
+        // Direct and indirect calls pass the frame's bottom; intrinsics and
+        // inline asm get nothing; nothing is restored at `ret`.
+        assert!(f.contains("call void @g(ptr %a, i64 %__ss.new, i64 %__ss.limit)\n"), "{f}");
+        assert!(f.contains("call void %fp(ptr %a, i64 %__ss.new, i64 %__ss.limit)\n"), "{f}");
+        assert!(f.contains("%r = call i64 @leaf(i64 1, i64 %__ss.new, i64 %__ss.limit)\n"), "{f}");
+        assert!(f.contains("call void asm sideeffect \"\", \"l\"(ptr %a)\n"), "{f}");
+        assert!(f.contains("call void @llvm.memset.p0.i64(ptr %a, i8 0, i64 24, i1 false)\n  ret void\n"), "{f}");
+        assert!(!f.contains("__gpu_ss.get") && !f.contains("__gpu_ss.set"), "{f}");
+        // A frameless function passes on what it got, a musttail call too.
+        let g = function(&out, "g");
+        assert!(g.contains("%x = call i64 @leaf(i64 2, i64 %__ss.sp, i64 %__ss.limit)\n  %y = musttail call i64 @leaf(i64 %x, i64 %__ss.sp, i64 %__ss.limit)\n"), "{g}");
+        assert!(function(&out, "leaf").starts_with("define internal i64 @leaf(i64 %x, i64 %__ss.sp, i64 %__ss.limit) {\n  ret i64 %x\n"));
+        // Frameless functions that reach no frame (nor a pointer) keep
+        // their signatures, and their callers pass nothing.
+        assert!(g.contains("  %n = call i64 @plain_leaf(i64 3)\n"), "{g}");
+        assert!(function(&out, "plain_leaf").starts_with("define internal i64 @plain_leaf(i64 %x) {\n  %y = call i64 @plain_leaf2(i64 %x)\n"));
+        // The stack switch publishes its frame, reads the pair before each
+        // call and restores the pair at `ret`.
+        let sw = function(&out, "switch");
+        assert!(sw.contains("  %__ss.saved = call i64 @__gpu_ss.get()\n  %__ss.base = call ptr @__gpu_ss.enter_args(i64 %__ss.sp, i64 8, i64 -8, i64 %__ss.limit)\n  %__ss.new = ptrtoint ptr %__ss.base to i64\n  call void @__gpu_ss.set(i64 %__ss.new)\n"), "{sw}");
+        assert!(sw.contains("  %__ss.c1.sp = call i64 @__gpu_ss.get()\n  %__ss.c1.limit = call i64 @__gpu_ss.limit()\n  call void %entry(ptr %s, i64 %__ss.c1.sp, i64 %__ss.c1.limit)\n  call void @__gpu_ss.set(i64 %__ss.saved)\n  ret void\n"), "{sw}");
+        // The kernel and the handler keep their headers and frames; their
+        // calls read the pair (zeros before it is set up).
+        let k = function(&out, "__gpu_start");
+        assert!(k.starts_with("define ptx_kernel void @__gpu_start(ptr %l) {\n  %pair = alloca [24 x i8], align 8\n  %__ss.c1.sp = call i64 @__gpu_ss.word_or_zero(i64 0)\n  %__ss.c1.limit = call i64 @__gpu_ss.word_or_zero(i64 8)\n  call void @f(ptr @g, i64 %__ss.c1.sp, i64 %__ss.c1.limit)\n"), "{k}");
+        assert!(function(&out, "__gpu_stack_overflow").contains("call void @g(ptr null, i64 %__ss.c1.sp, i64 %__ss.c1.limit)"));
+        // A frame that does not fit publishes its caller's pointer first.
+        let enter = function(&out, "__gpu_ss.enter_args");
+        assert!(enter.contains("overflow:\n  call void @__gpu_ss.set(i64 %sp)\n  call void @__gpu_stack_overflow()\n"), "{enter}");
+        // The pair's protocol is still there for A/B runs.
+        let (pair, report) = rewrite(ARGS_MODULE, Target::Nvptx, Protocol::Pair).unwrap();
+        assert_eq!(report.protocol, Protocol::Pair);
+        assert!(function(&pair, "leaf").starts_with("define internal i64 @leaf(i64 %x) {"));
+    }
+
+    #[test]
+    fn args_protocol_refuses_modules_an_indirect_call_could_break() {
+        let varargs = ARGS_MODULE.replace("define internal i64 @leaf(i64 %x) {", "define internal i64 @leaf(i64 %x, ...) {");
+        let taken = format!("{ARGS_MODULE}declare void @extern_fn(ptr)\n@table = constant [1 x ptr] [ptr @extern_fn]\n");
+        let kernel_taken = ARGS_MODULE.replace("call void @f(ptr @g)", "call void @f(ptr @__gpu_start)");
+        for (ir, why) in [
+            (varargs.as_str(), "@leaf takes variable arguments"),
+            (taken.as_str(), "@extern_fn takes no stack arguments and its address is taken"),
+            (kernel_taken.as_str(), "@__gpu_start takes no stack arguments and its address is taken"),
+        ] {
+            let (out, report) = rewrite(ir, Target::Nvptx, Protocol::Args).unwrap();
+            assert_eq!((report.protocol, report.pair_because.as_deref()), (Protocol::Pair, Some(why)));
+            assert!(out.contains("call i64 @__gpu_ss.get()"), "the pair's protocol instead");
+        }
+        // A direct call to a declared function is no use of its address.
+        let called = format!("{ARGS_MODULE}declare void @extern_fn(ptr)\ndefine internal void @h() {{\n  call void @extern_fn(ptr null)\n  ret void\n}}\n");
+        let (out, report) = rewrite(&called, Target::Nvptx, Protocol::Args).unwrap();
+        assert_eq!(report.protocol, Protocol::Args);
+        assert!(out.contains("  call void @extern_fn(ptr null)\n"));
+        let (_, amd) = rewrite(AMD_MODULE, Target::Amdgcn, Protocol::Args).unwrap();
+        assert_eq!(amd.protocol, Protocol::Pair);
+    }
+
     #[test]
     fn leaves_modules_without_the_runtime_and_odd_allocas_alone() {
-        assert!(rewrite("define void @f() {\n  %a = alloca i32, align 4\n  ret void\n}\n", Target::Nvptx).is_none());
+        assert!(rewrite("define void @f() {\n  %a = alloca i32, align 4\n  ret void\n}\n", Target::Nvptx, Protocol::Pair).is_none());
         let ir = "@__gpu_stack_slot = global ptr null\ndefine void @f(i64 %n) {\nstart:\n  br label %more\nmore:\n  %d = alloca i8, i64 %n, align 1\n  %o = alloca %Opaque, align 8\n  ret void\n}\n";
-        let (out, report) = rewrite(ir, Target::Nvptx).unwrap();
+        let (out, report) = rewrite(ir, Target::Nvptx, Protocol::Pair).unwrap();
         assert_eq!(report.functions, 0);
         assert_eq!(report.left_private, vec!["@f: %d is allocated outside the entry block", "@f: %o is allocated outside the entry block"]);
         assert!(out.contains("  %d = alloca i8, i64 %n, align 1\n"));
         let ir = "@__gpu_stack_slot = global ptr null\ndefine void @f(i64 %n) {\n  %o = alloca %Opaque, align 8\n  %d = alloca i8, i64 %n, align 1\n  ret void\n}\n";
-        let (_, report) = rewrite(ir, Target::Nvptx).unwrap();
+        let (_, report) = rewrite(ir, Target::Nvptx, Protocol::Pair).unwrap();
         assert_eq!(report.left_private.len(), 2, "{:?}", report.left_private);
         assert!(report.left_private[0].contains("unknown type `%Opaque`"));
         assert!(report.left_private[1].contains("dynamic"));
@@ -640,7 +1190,7 @@ declare void @llvm.memcpy.p0.p5.i64(ptr noalias writeonly captures(none), ptr ad
 
     #[test]
     fn amdgcn_frames_become_flat_pointers_into_the_shared_stack() {
-        let (out, report) = rewrite(AMD_MODULE, Target::Amdgcn).unwrap();
+        let (out, report) = rewrite(AMD_MODULE, Target::Amdgcn, Protocol::Pair).unwrap();
         assert_eq!((report.functions, report.allocas), (1, 2), "{:?}", report.left_private);
         let f = &out[out.find("define internal i64 @f").unwrap()..out.find("define amdgpu_kernel").unwrap()];
         assert!(f.contains("%__ss.base = call ptr @__gpu_ss.enter(i64 %__ss.old, i64 24, i64 -8)"), "{f}");
@@ -662,14 +1212,14 @@ declare void @llvm.memcpy.p0.p5.i64(ptr noalias writeonly captures(none), ptr ad
         assert!(out.contains("@__gpu_shared_stacks = addrspace(1) constant i32 1"));
         assert!(out.contains("%slot = load ptr, ptr addrspace(1) @__gpu_stack_slot, align 8"));
         // nvptx refuses allocas in another address space.
-        let (_, nv) = rewrite(AMD_MODULE, Target::Nvptx).unwrap();
+        let (_, nv) = rewrite(AMD_MODULE, Target::Nvptx, Protocol::Pair).unwrap();
         assert_eq!(nv.functions, 0);
     }
 
     #[test]
     fn amdgcn_functions_with_a_private_alloca_left_stay_whole() {
         let ir = "@__gpu_stack_slot = addrspace(1) global ptr null\ndefine void @f(i64 %n) {\nstart:\n  %a = alloca i32, align 4, addrspace(5)\n  br label %more\nmore:\n  %d = alloca i8, i64 %n, align 1, addrspace(5)\n  store i32 0, ptr addrspace(5) %a, align 4\n  ret void\n}\n";
-        let (out, report) = rewrite(ir, Target::Amdgcn).unwrap();
+        let (out, report) = rewrite(ir, Target::Amdgcn, Protocol::Pair).unwrap();
         assert_eq!(report.functions, 0);
         assert!(out.contains("  %a = alloca i32, align 4, addrspace(5)\n"), "{out}");
         assert!(out.contains("store i32 0, ptr addrspace(5) %a"));
