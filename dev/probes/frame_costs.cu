@@ -107,6 +107,52 @@ __device__ __noinline__ u64 local_bookkeeping_global_data(u64 x) {
     return v * 3 ^ 1;
 }
 
+// The pair in shared memory, one per thread of the block (no slot load;
+// %tid.x finds it).
+__shared__ u64 smem_pairs[32][2];
+__device__ __noinline__ u64 smem_pair(u64 x) {
+    u64* pair = smem_pairs[threadIdx.x & 31];
+    u64 sp = pair[0], limit = pair[1];
+    u64 nsp = (sp - 8) & ~7ull;
+    if (nsp < limit || nsp > sp) __trap();
+    pair[0] = nsp;
+    u64* frame = (u64*)nsp;
+    *frame = x;
+    escape(frame);
+    u64 v = *frame;
+    pair[0] = sp;
+    return v * 3 ^ 1;
+}
+
+// The pair's address as an argument (no slot load; the pair's words still
+// loaded and stored).
+__device__ __noinline__ u64 pair_argument(u64 x, u64* pair) {
+    u64 sp = pair[0], limit = pair[1];
+    u64 nsp = (sp - 8) & ~7ull;
+    if (nsp < limit || nsp > sp) __trap();
+    pair[0] = nsp;
+    u64* frame = (u64*)nsp;
+    *frame = x;
+    escape(frame);
+    u64 v = *frame;
+    pair[0] = sp;
+    return v * 3 ^ 1;
+}
+
+// gpu-ld's frame without the store of the new stack pointer and its
+// restore (not a protocol: what the loads alone cost).
+__device__ __noinline__ u64 loads_only(u64 x) {
+    u64* pair = slot;
+    u64 sp = pair[0], limit = pair[1];
+    u64 nsp = (sp - 8) & ~7ull;
+    if (nsp < limit || nsp > sp) __trap();
+    u64* frame = (u64*)nsp;
+    *frame = x;
+    escape(frame);
+    u64 v = *frame;
+    return v * 3 ^ 1;
+}
+
 // Shared-memory frame data (what a per-warp stack in shared memory would cost).
 __shared__ u64 smem_stack[64];
 __device__ __noinline__ u64 data_in_smem(u64 x, u64 sp) {
@@ -117,7 +163,7 @@ __device__ __noinline__ u64 data_in_smem(u64 x, u64 sp) {
     return v * 3 ^ 1;
 }
 
-enum { FRAMELESS, PRIVATE, SHARED, BOOKKEEPING, DATA, DATA_GLOBAL, DATA_SMEM, LOCAL_BK, LOCAL_BK_GLOBAL, N };
+enum { FRAMELESS, PRIVATE, SHARED, BOOKKEEPING, DATA, DATA_GLOBAL, DATA_SMEM, LOCAL_BK, LOCAL_BK_GLOBAL, SMEM_PAIR, PAIR_ARG, LOADS_ONLY, N };
 static const char* NAMES[N] = {
     "no frame",
     "private frame (local memory)",
@@ -128,12 +174,17 @@ static const char* NAMES[N] = {
     "data in shared memory (sp as an argument)",
     "shared frame, pair through ld/st.local (cvta.to.local)",
     "shared frame, pair through ld/st.local, data ld/st.global",
+    "shared frame, pair in shared memory by %tid.x",
+    "shared frame, the pair's address as an argument",
+    "shared frame without storing sp (loads and check only)",
 };
 
 __global__ void run(u64* stack, u64* out, int rounds) {
     if (threadIdx.x != 0) return;
     u64 pair[2] = {(u64)(stack + 4096), (u64)stack};
     slot = pair;
+    smem_pairs[0][0] = pair[0];
+    smem_pairs[0][1] = pair[1];
     __syncwarp();
     for (int m = 0; m < N; m++) {
         u64 x = m, sp = pair[0];
@@ -150,6 +201,9 @@ __global__ void run(u64* stack, u64* out, int rounds) {
                 case DATA_SMEM: x = data_in_smem(x, sp); break;
                 case LOCAL_BK: x = local_bookkeeping(x); break;
                 case LOCAL_BK_GLOBAL: x = local_bookkeeping_global_data(x); break;
+                case SMEM_PAIR: x = smem_pair(x); break;
+                case PAIR_ARG: x = pair_argument(x, pair); break;
+                case LOADS_ONLY: x = loads_only(x); break;
                 }
             }
         }
