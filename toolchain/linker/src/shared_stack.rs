@@ -1033,8 +1033,13 @@ start:
 define internal void @g(ptr %p) {
   %n = call i64 @plain_leaf(i64 3)
   %x = call i64 @leaf(i64 2)
-  %y = musttail call i64 @leaf(i64 %x)
+  %y = call i64 @tailer(i64 %x)
   ret void
+}
+
+define internal i64 @tailer(i64 %x) {
+  %y = musttail call i64 @leaf(i64 %x)
+  ret i64 %y
 }
 
 define internal i64 @leaf(i64 %x) {
@@ -1095,7 +1100,9 @@ declare void @llvm.memset.p0.i64(ptr, i8, i64, i1 immarg)
         assert!(!f.contains("__gpu_ss.get") && !f.contains("__gpu_ss.set"), "{f}");
         // A frameless function passes on what it got, a musttail call too.
         let g = function(&out, "g");
-        assert!(g.contains("%x = call i64 @leaf(i64 2, i64 %__ss.sp, i64 %__ss.limit)\n  %y = musttail call i64 @leaf(i64 %x, i64 %__ss.sp, i64 %__ss.limit)\n"), "{g}");
+        assert!(g.contains("%x = call i64 @leaf(i64 2, i64 %__ss.sp, i64 %__ss.limit)\n  %y = call i64 @tailer(i64 %x, i64 %__ss.sp, i64 %__ss.limit)\n"), "{g}");
+        let tailer = function(&out, "tailer");
+        assert!(tailer.contains("  %y = musttail call i64 @leaf(i64 %x, i64 %__ss.sp, i64 %__ss.limit)\n  ret i64 %y\n"), "{tailer}");
         assert!(function(&out, "leaf").starts_with("define internal i64 @leaf(i64 %x, i64 %__ss.sp, i64 %__ss.limit) {\n  ret i64 %x\n"));
         // Frameless functions that reach no frame (nor a pointer) keep
         // their signatures, and their callers pass nothing.
@@ -1118,6 +1125,54 @@ declare void @llvm.memset.p0.i64(ptr, i8, i64, i1 immarg)
         let (pair, report) = rewrite(ARGS_MODULE, Target::Nvptx, Protocol::Pair).unwrap();
         assert_eq!(report.protocol, Protocol::Pair);
         assert!(function(&pair, "leaf").starts_with("define internal i64 @leaf(i64 %x) {"));
+    }
+
+    /// The argument protocol's output, with a recursive function's depth
+    /// check, is IR that LLVM compiles to PTX, in which a framed function
+    /// takes the two arguments and reads no slot outside its overflow path.
+    #[test]
+    fn args_protocol_output_compiles_with_llc() {
+        let Ok(bin) = crate::llvm_bin() else {
+            eprintln!("SKIPPED: no llvm-tools in the pinned toolchain");
+            return;
+        };
+        let module = format!(
+            "target triple = \"nvptx64-nvidia-cuda\"\n{ARGS_MODULE}\n\
+             define internal i64 @rec(i64 %n) {{\n  %s = alloca i64, align 8\n  store i64 %n, ptr %s, align 8\n  \
+             %z = icmp eq i64 %n, 0\n  br i1 %z, label %done, label %more\nmore:\n  %m = sub i64 %n, 1\n  \
+             %r = call i64 @rec(i64 %m)\n  ret i64 %r\ndone:\n  ret i64 0\n}}\n\
+             define void @__gpu_use_rec(ptr %out) {{\n  %r = call i64 @rec(i64 9)\n  store i64 %r, ptr %out, align 8\n  ret void\n}}\n"
+        )
+        .replace("define ptx_kernel void @__gpu_start(ptr %l) {", "define ptx_kernel void @__gpu_start(ptr %l) {\n  call void @__gpu_use_rec(ptr %l)");
+        let (rewritten, report) = rewrite(&module, Target::Nvptx, Protocol::Args).unwrap();
+        assert_eq!(report.protocol, Protocol::Args, "{:?}", report.pair_because);
+        let (guarded, checked) = crate::call_stack::guard(&rewritten).unwrap();
+        assert_eq!(checked, ["rec"]);
+        assert!(guarded.contains("call void @__gpu_cs.check(i64 %__ss.sp)"), "{guarded}");
+        let dir = std::env::temp_dir().join(format!("gpu-ld-stack-args-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (ll, bc, ptx) = (dir.join("rewritten.ll"), dir.join("inlined.bc"), dir.join("out.ptx"));
+        std::fs::write(&ll, &guarded).unwrap();
+        let run = |tool: &str, args: &[std::ffi::OsString]| {
+            let out = std::process::Command::new(bin.join(tool)).args(args).output().unwrap();
+            assert!(out.status.success(), "{tool}: {}", String::from_utf8_lossy(&out.stderr));
+        };
+        run("opt", &["-passes=always-inline".into(), "-o".into(), bc.clone().into(), ll.into()]);
+        let mut llc: Vec<std::ffi::OsString> = vec!["-mcpu=sm_90".into(), "-O3".into(), "-o".into(), ptx.clone().into()];
+        llc.extend(crate::int128_float::LLC_NVPTX_ARGS.iter().map(|a| a.into()));
+        llc.push(bc.into());
+        run("llc", &llc);
+        let ptx = std::fs::read_to_string(&ptx).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        // @f keeps its one parameter and takes the two; its body reads the
+        // slot only on the overflow path (after the branch to it).
+        let f_at = ptx.find(".func f(").expect("f is defined");
+        let f = &ptx[f_at..f_at + ptx[f_at..].find("\n}\n").unwrap()];
+        let header = &f[..f.find(')').unwrap()];
+        assert_eq!(header.matches(".param .b64").count(), 3, "{f}");
+        let first_slot = f.find("[__gpu_stack_slot]");
+        let first_call = f.find("call.uni").expect("f calls");
+        assert!(first_slot.is_none_or(|at| at > first_call), "f reads the slot before its calls: {f}");
     }
 
     #[test]
