@@ -134,10 +134,11 @@ fn next_token(line: &str, from: usize) -> Option<(u8, &str, usize)> {
 }
 
 /// The `@` names `line` mentions other than as the function it calls
-/// directly: uses of their addresses (or of globals' values).
-pub(crate) fn address_uses(line: &str) -> impl Iterator<Item = &str> {
-    let direct = match callee(line) {
-        Some(Callee::Direct(name)) => Some(name),
+/// directly: uses of their addresses (or of globals' values). `called` is
+/// the line's [`callee`], which the caller has already read.
+pub(crate) fn address_uses<'a>(line: &'a str, called: Option<&Callee<'a>>) -> impl Iterator<Item = &'a str> {
+    let direct = match called {
+        Some(Callee::Direct(name)) => Some(*name),
         _ => None,
     };
     let (mut pos, mut skipped_callee) = (0, false);
@@ -345,7 +346,7 @@ fn recursive_functions(ir: &str) -> HashMap<&str, usize> {
             edges[f].extend(to);
         }
         // Every other mention of a defined function takes its address.
-        for name in address_uses(line) {
+        for name in address_uses(line, called.as_ref()) {
             if let Some(&g) = index.get(name) {
                 address_taken[g] = true;
             }

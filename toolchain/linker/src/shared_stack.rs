@@ -136,9 +136,9 @@ pub fn rewrite(ir: &str, target: Target, wanted: Protocol) -> Option<(String, Re
     let mut report = Report::default();
     let takes_args = match wanted {
         Protocol::Pair => None,
-        Protocol::Args => match args_refused(ir, target) {
-            None => Some(stack_argument_takers(ir, target)),
-            Some(why) => {
+        Protocol::Args => match stack_argument_takers(ir, target) {
+            Ok(takers) => Some(takers),
+            Err(why) => {
                 report.pair_because = Some(why);
                 None
             }
@@ -328,40 +328,6 @@ fn frame_of<'a>(
     (Some(Frame { allocas, offsets, size, align }), private_left)
 }
 
-/// Why module `ir` cannot take [`Protocol::Args`], if it cannot.
-fn args_refused(ir: &str, target: Target) -> Option<String> {
-    if target != Target::Nvptx {
-        return Some("amdgcn's whole-wave call passes lane work its arguments in fixed registers".into());
-    }
-    // Functions an indirect call could reach without them taking the
-    // arguments: declared ones (not intrinsics), kernels, the handler.
-    let mut without: HashSet<&str> = HashSet::new();
-    for line in ir.lines() {
-        let declared = line.starts_with("declare ");
-        let defined = line.starts_with("define ");
-        if !(declared || defined) {
-            continue;
-        }
-        let name = function_name(line);
-        if defined && takes_stack_arguments(line, name, target) {
-            if parameters(line).is_some_and(|p| p.contains("...")) {
-                return Some(format!("@{name} takes variable arguments"));
-            }
-        } else if !name.starts_with("llvm.") {
-            without.insert(name);
-        }
-    }
-    for line in ir.lines() {
-        if line.starts_with("declare ") || line.starts_with("define ") {
-            continue;
-        }
-        if let Some(name) = address_uses(line).find(|name| without.contains(name)) {
-            return Some(format!("@{name} takes no stack arguments and its address is taken"));
-        }
-    }
-    None
-}
-
 /// Whether defined function `name` (its `define` line `header`) takes the
 /// stack arguments under [`Protocol::Args`]: all but kernels, the
 /// overflow handler and the pass's helpers.
@@ -376,23 +342,44 @@ fn takes_stack_arguments(header: &str, name: &str, target: Target) -> bool {
 /// allocator's and the atomics' paths) keep their signatures, so their
 /// callers keep no stack pointer live across them for nothing: passing it
 /// everywhere made `Box` new+drop 11 % slower on an H200.
-fn stack_argument_takers(ir: &str, target: Target) -> HashSet<String> {
+///
+/// `Err`: why the module cannot take [`Protocol::Args`] (amdgcn; a
+/// function that would take the arguments has variable ones; a function an
+/// indirect call could reach without them, a declared one, a kernel or the
+/// handler, has its address taken).
+fn stack_argument_takers(ir: &str, target: Target) -> Result<HashSet<String>, String> {
+    if target != Target::Nvptx {
+        return Err("amdgcn's whole-wave call passes lane work its arguments in fixed registers".into());
+    }
     struct Function<'a> {
         calls: Vec<&'a str>,
         needs: bool,
     }
     let mut functions: HashMap<&str, Function> = HashMap::new();
     let mut order: Vec<&str> = Vec::new();
-    let mut taken: HashSet<&str> = HashSet::new();
+    // Functions an indirect call could reach without their taking the
+    // arguments: declared ones (not intrinsics), kernels, the handler.
+    let mut without: HashSet<&str> = HashSet::new();
+    let mut varargs: Option<&str> = None;
+    // Address uses, each name once, in the order first met.
+    let mut taken: Vec<&str> = Vec::new();
+    let mut seen: HashSet<&str> = HashSet::new();
     let mut current: Option<&str> = None;
     let slot = format!("@{SLOT_SYMBOL}");
     for line in ir.lines() {
-        if line.starts_with("define ") {
+        let defined = line.starts_with("define ");
+        if defined || line.starts_with("declare ") {
             let name = function_name(line);
-            current = takes_stack_arguments(line, name, target).then_some(name);
-            if let Some(name) = current {
+            current = None;
+            if defined && takes_stack_arguments(line, name, target) {
+                if varargs.is_none() && parameters(line).is_some_and(|p| p.contains("...")) {
+                    varargs = Some(name);
+                }
                 functions.insert(name, Function { calls: Vec::new(), needs: false });
                 order.push(name);
+                current = Some(name);
+            } else if !name.starts_with("llvm.") {
+                without.insert(name);
             }
             continue;
         }
@@ -400,20 +387,28 @@ fn stack_argument_takers(ir: &str, target: Target) -> HashSet<String> {
             current = None;
             continue;
         }
-        if line.starts_with("declare ") {
-            continue;
-        }
+        let called = call_parts(line).map(|(c, _)| c);
         if let Some(f) = current.and_then(|c| functions.get_mut(c)) {
-            match call_parts(line) {
-                Some((Callee::Direct(name), _)) => f.calls.push(name),
-                Some((Callee::Indirect(_), _)) => f.needs = true,
+            match &called {
+                Some(Callee::Direct(name)) => f.calls.push(name),
+                Some(Callee::Indirect(_)) => f.needs = true,
                 None => {}
             }
             if parse_alloca(line).is_some() || mentions(line, &slot) {
                 f.needs = true;
             }
         }
-        taken.extend(address_uses(line));
+        for name in address_uses(line, called.as_ref()) {
+            if seen.insert(name) {
+                taken.push(name);
+            }
+        }
+    }
+    if let Some(name) = varargs {
+        return Err(format!("@{name} takes variable arguments"));
+    }
+    if let Some(name) = taken.iter().find(|name| without.contains(*name)) {
+        return Err(format!("@{name} takes no stack arguments and its address is taken"));
     }
     for name in &taken {
         if let Some(f) = functions.get_mut(name) {
@@ -436,7 +431,7 @@ fn stack_argument_takers(ir: &str, target: Target) -> HashSet<String> {
             break;
         }
     }
-    functions.into_iter().filter(|(_, f)| f.needs).map(|(n, _)| n.to_string()).collect()
+    Ok(functions.into_iter().filter(|(_, f)| f.needs).map(|(n, _)| n.to_string()).collect())
 }
 
 /// The text between the parentheses of a `define`/`declare` line's
