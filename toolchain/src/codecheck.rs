@@ -377,7 +377,9 @@ pub fn ptx_private_frames(ptx: &str) -> Vec<String> {
 /// stack pointer, which the function read from its lane's pair (the
 /// linker's pair protocol: it follows the first read of
 /// `__gpu_stack_slot`) or was given as its second-to-last parameter (the
-/// argument protocol). Functions without a moved frame are not listed.
+/// argument protocol, where the slot is read only on the overflow path).
+/// Functions that never read the slot have no moved frame and are not
+/// listed.
 pub fn ptx_shared_frames(ptx: &str) -> Vec<(String, u64)> {
     let lowered = |l: &str, from: Option<&str>| {
         let rest = l.trim().strip_prefix("add.s64")?;
@@ -392,9 +394,8 @@ pub fn ptx_shared_frames(ptx: &str) -> Vec<(String, u64)> {
         .into_iter()
         .filter_map(|(name, body)| {
             let mut lines = body.lines().skip_while(|l| !l.contains("[__gpu_stack_slot]"));
-            if lines.next().is_some()
-                && let Some(bytes) = lines.take(4).find_map(|l| lowered(l, None))
-            {
+            lines.next()?;
+            if let Some(bytes) = lines.take(4).find_map(|l| lowered(l, None)) {
                 return Some((name, bytes));
             }
             // The argument protocol: `ld.param.b64 %rdS, [<sp param>]`, then
@@ -706,11 +707,13 @@ mod tests {
                    .func b(\n)\n{\n\tadd.s64 \t%rd4, %rd2, -16;\n}\n";
         assert_eq!(ptx_shared_frames(ptx), vec![("a".to_string(), 10384)]);
         // The argument protocol: the stack pointer is the second-to-last
-        // parameter (the limit the last).
+        // parameter (the limit the last); the slot is read on the overflow
+        // path. d reads no slot: no moved frame, whatever its arithmetic.
         let ptx = ".func (.param .b64 func_retval0) c(\n\t.param .b64 $p0,\n\t.param .b64 $p1,\n\t.param .b64 $p2\n)\n{\n\
                    \tld.param.b64 \t%rd1, [$p0];\n\tld.param.b64 \t%rd2, [$p1];\n\tadd.s64 \t%rd3, %rd1, -8;\n\
-                   \tadd.s64 \t%rd4, %rd2, -48;\n\tand.b64 \t%rd5, %rd4, -16;\n}\n\
-                   .func d(\n\t.param .b64 $p0\n)\n{\n\tld.param.b64 \t%rd1, [$p0];\n\tadd.s64 \t%rd2, %rd1, -8;\n}\n";
+                   \tadd.s64 \t%rd4, %rd2, -48;\n\tand.b64 \t%rd5, %rd4, -16;\n\tret;\n\
+                   $L__BB0_1:\n\tld.global.b64 \t%rd6, [__gpu_stack_slot];\n\tst.b64 \t[%rd6], %rd2;\n}\n\
+                   .func d(\n\t.param .b64 $p0,\n\t.param .b64 $p1,\n\t.param .b64 $p2\n)\n{\n\tld.param.b64 \t%rd1, [$p1];\n\tadd.s64 \t%rd2, %rd1, -8;\n}\n";
         assert_eq!(ptx_shared_frames(ptx), vec![("c".to_string(), 48)]);
     }
 
