@@ -32,15 +32,17 @@ pub const TEST_PASSED: i32 = 50;
 pub const TESTS_FAILED: i32 = 101;
 
 /// Whether `bytes` (a PTX text or an ELF) is a libtest harness: it holds
-/// libtest's [`INVOKE_VAR`] name (in PTX, as the decimal bytes of a string
-/// constant's initializer).
+/// libtest's [`INVOKE_VAR`] name (in PTX, in the numbers of a string
+/// constant's initializer, bytes or 64-bit words).
 pub fn is_test_harness(bytes: &[u8]) -> bool {
     let raw = INVOKE_VAR.as_bytes();
     if bytes.windows(raw.len()).any(|w| w == raw) {
         return true;
     }
-    let decimal = raw.iter().map(u8::to_string).collect::<Vec<_>>().join(", ");
-    bytes.windows(decimal.len()).any(|w| w == decimal.as_bytes())
+    let Ok(text) = std::str::from_utf8(bytes) else { return false };
+    text.lines()
+        .filter_map(gpu_toolchain::ptx_compact::variable_bytes)
+        .any(|data| data.windows(raw.len()).any(|w| w == raw))
 }
 
 /// Whether these harness arguments ask libtest for something it does in
@@ -230,6 +232,9 @@ mod tests {
         assert!(is_test_harness(b"\x7fELF....__RUST_TEST_INVOKE\0...."));
         let ptx = ".global .align 1 .b8 anon_1[18] = {95, 95, 82, 85, 83, 84, 95, 84, 69, 83, 84, 95, 73, 78, 86, 79, 75, 69};";
         assert!(is_test_harness(ptx.as_bytes()));
+        // As `gpu-ld` writes it: 64-bit words.
+        let packed = gpu_toolchain::ptx_compact::pack_byte_array(ptx).expect("packed");
+        assert!(packed.contains(".b64") && is_test_harness(packed.as_bytes()), "{packed}");
         assert!(!is_test_harness(b".version 8.7\n.target sm_90\n.entry __gpu_start()"));
     }
 

@@ -14,6 +14,7 @@ pub mod init;
 pub mod patch;
 pub mod paths;
 pub mod protocol_names;
+pub mod ptx_compact;
 pub mod ptx_parts;
 pub mod setup;
 pub mod size;

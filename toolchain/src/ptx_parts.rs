@@ -27,28 +27,33 @@ use std::collections::HashSet;
 use std::fmt::Write as _;
 
 /// A function definition: its header (lines before `{`) and whole text.
-struct Definition<'a> {
-    is_kernel: bool,
-    head: Vec<&'a str>,
-    text: &'a str,
+pub(crate) struct Definition<'a> {
+    pub(crate) is_kernel: bool,
+    pub(crate) head: Vec<&'a str>,
+    pub(crate) text: &'a str,
 }
 
 /// The parts of a module: what every part repeats, and the definitions.
-struct Module<'a> {
-    header: Vec<&'a str>,
+pub(crate) struct Module<'a> {
+    pub(crate) header: Vec<&'a str>,
     /// Source files of the `.loc` line info (`.file 3 "src/x.rs"`): number, path.
-    files: Vec<(u32, &'a str)>,
+    pub(crate) files: Vec<(u32, &'a str)>,
     /// Prototypes of functions the module does not define (`.extern .func`).
-    externs: Vec<String>,
+    pub(crate) externs: Vec<String>,
     /// Module-scope variables, one line each.
-    variables: Vec<&'a str>,
-    definitions: Vec<Definition<'a>>,
+    pub(crate) variables: Vec<&'a str>,
+    pub(crate) definitions: Vec<Definition<'a>>,
     /// `.maxnreg N` of the kernel: every part gets `--maxrregcount N`, as
     /// whole-program `ptxas` applies the kernel's cap to what it calls.
     max_registers: Option<u32>,
 }
 
 const LINKAGE: [&str; 3] = [".visible ", ".weak ", ".extern "];
+
+/// The linkage a header line opens with (`".visible "`), or `""`.
+pub(crate) fn linkage(line: &str) -> &'static str {
+    LINKAGE.into_iter().find(|l| line.trim_start().starts_with(l)).unwrap_or("")
+}
 
 fn strip_linkage(s: &str) -> &str {
     LINKAGE.iter().find_map(|l| s.strip_prefix(l)).unwrap_or(s).trim_start()
@@ -71,7 +76,7 @@ fn offset(text: &str, line: &str) -> usize {
     line.as_ptr() as usize - text.as_ptr() as usize
 }
 
-fn parse(ptx: &str) -> Result<Module<'_>, PtxError> {
+pub(crate) fn parse(ptx: &str) -> Result<Module<'_>, PtxError> {
     let lines: Vec<&str> = ptx.lines().collect();
     let mut m = Module { header: Vec::new(), files: Vec::new(), externs: Vec::new(), variables: Vec::new(), definitions: Vec::new(), max_registers: None };
     let mut i = 0;
@@ -170,7 +175,7 @@ fn without_debug_target(line: &str) -> String {
 
 /// The header lines, without the `debug` of `.target sm_90, debug`: that
 /// promises the DWARF sections, which [`parse`] drops.
-fn header_text(header: &[&str]) -> String {
+pub(crate) fn header_text(header: &[&str]) -> String {
     let lines: Vec<String> = header.iter().map(|h| without_debug_target(h)).collect();
     lines.join("\n")
 }
@@ -201,7 +206,7 @@ pub fn without_dwarf(ptx: &str) -> Result<Option<String>, PtxError> {
 }
 
 /// The prototype of a definition, with the linkage given.
-fn prototype(d: &Definition, linkage: &str) -> String {
+pub(crate) fn prototype(d: &Definition, linkage: &str) -> String {
     let mut s = String::from(linkage);
     for (i, h) in d.head.iter().enumerate() {
         let t = h.trim();

@@ -794,9 +794,24 @@ fn emit_ptx(llc: &Llc, rewritten: Option<String>, optimized: PathBuf, max_regist
     }
     // Comments first: the renaming then reads only what is kept.
     let (ptx, renamed) = ptx_fixup::short_local_names(&ptx_fixup::strip_comments(&ptx));
-    if std::env::var_os("GPU_LD_VERBOSE").is_some() {
+    let verbose = std::env::var_os("GPU_LD_VERBOSE").is_some();
+    if verbose {
         eprintln!("gpu-ld: {renamed} local names shortened");
     }
+    // Byte arrays as words, definitions callees first (`GPU_LD_PTX_COMPACT=0`
+    // leaves `llc`'s text as it is, to compare).
+    let ptx = if std::env::var("GPU_LD_PTX_COMPACT").is_ok_and(|v| v == "0") {
+        ptx
+    } else {
+        let (compact, c) = gpu_toolchain::ptx_compact::compact(&ptx)?;
+        if verbose {
+            eprintln!(
+                "gpu-ld: PTX compacted: {} byte arrays as words; {} of {} functions keep a prototype; {} variables first",
+                c.packed_arrays, c.prototypes, c.functions, c.variables_first
+            );
+        }
+        compact
+    };
     fs::write(output, ptx).map_err(LinkError::io("write", output))
 }
 
