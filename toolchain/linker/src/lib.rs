@@ -50,6 +50,7 @@ pub mod ptx_fixup;
 pub mod rmw_order;
 pub mod shared_stack;
 pub mod split;
+pub mod v0_names;
 
 /// Symbols kept even when rustc names none (it passes no exports for
 /// executables): the runtime's kernel entry, the shadow-stack slot and

@@ -113,6 +113,9 @@ pub fn strip_comments(ptx: &str) -> String {
 /// - a local function whose name ends in the `.llvm.<number>` that rustc
 ///   gives a private function one codegen unit exports to another drops it
 ///   where no other symbol has that name: it demangles again;
+/// - a local Rust symbol drops the disambiguators of the crates the module
+///   spells with one only ([`crate::v0_names`]): it demangles to the same
+///   path;
 /// - a function's parameters, which `llc` names `<function>_param_<i>` in
 ///   its prototype, its definition and each load of them, become `$p<i>`:
 ///   a parameter's name is scoped to its function and reaches no tool (the
@@ -146,6 +149,8 @@ pub fn short_local_names(ptx: &str) -> (String, usize) {
             tokens.insert(t);
         });
     }
+    // Crates every Rust name of the module spells with one disambiguator.
+    let unambiguous = crate::v0_names::unambiguous_crates(tokens.iter().copied().filter(|t| t.starts_with("_R")));
     let mut renames: HashMap<&str, String> = HashMap::new();
     let mut taken: HashSet<String> = HashSet::new();
     let mut next_anon = 0usize;
@@ -162,15 +167,17 @@ pub fn short_local_names(ptx: &str) -> (String, usize) {
                     break candidate;
                 }
             }
-        } else if let Some((base, number)) = name.rsplit_once("_$_llvm_$_")
-            && !base.is_empty()
-            && is_number(number)
-            && !tokens.contains(base)
-            && !taken.contains(base)
-        {
-            base.to_string()
         } else {
-            continue;
+            let base = match name.rsplit_once("_$_llvm_$_") {
+                Some((base, number)) if !base.is_empty() && is_number(number) && !tokens.contains(base) && !taken.contains(base) => base,
+                _ => name,
+            };
+            let free = |n: &str| !tokens.contains(n) && !taken.contains(n);
+            match crate::v0_names::without_crate_hashes(base, &unambiguous).filter(|short| free(short)) {
+                Some(short) => short,
+                None if base != name => base.to_string(),
+                None => continue,
+            }
         };
         taken.insert(new.clone());
         renames.insert(name, new);
@@ -400,6 +407,21 @@ mod tests {
         let symbol = ".global .align 8 .u64 param3;\n.func f()\n{\n\tcall.uni (retval0), g, (param0);\n\tmov.b64 %rd1, param3;\n}\n";
         let (kept, _) = short_local_names(symbol);
         assert!(kept.contains("call.uni ($r0), g, (param0);") && kept.contains("mov.b64 %rd1, param3;"), "{kept}");
+    }
+
+    #[test]
+    fn local_rust_names_drop_crate_hashes_the_module_does_not_need() {
+        let ptx = ".visible .func _RNvCs12gY6ODllIo_3std4exit()\n;\n\
+                   .func _RNvCs12gY6ODllIo_3std1f_$_llvm_$_5()\n{\n\tcall.uni _RNvCs12gY6ODllIo_3std4exit, ();\n}\n\
+                   .func _RNvCs1_3two1g()\n{\n\tret;\n}\n\
+                   .func _RNvCs2_3two1h()\n{\n\tcall.uni _RNvCs1_3two1g, ();\n}\n";
+        let (out, n) = short_local_names(ptx);
+        assert_eq!(n, 1, "{out}");
+        // The suffix and the hash both go; the exported name and the crate
+        // spelt with two hashes keep theirs.
+        assert!(out.contains(".func _RNvC3std1f()"), "{out}");
+        assert!(out.contains("call.uni _RNvCs12gY6ODllIo_3std4exit, ();"), "{out}");
+        assert!(out.contains(".func _RNvCs1_3two1g()") && out.contains("call.uni _RNvCs1_3two1g, ();"), "{out}");
     }
 
     #[test]
