@@ -63,8 +63,9 @@ pub struct PtxOutside {
     /// Module-scope variables (`.global`, `.const`, `.shared`): string
     /// literals, panic locations, vtables, tables, as text...
     pub variables: u64,
-    /// ... holding this many bytes of data (a byte array is written as
-    /// decimal numbers, about five characters a byte).
+    /// ... holding this many bytes of data (`gpu-ld` writes byte arrays as
+    /// 64-bit words, about 2.3 characters a byte; `llc` as one decimal
+    /// number a byte, about four).
     pub variable_data: u64,
 }
 
