@@ -430,6 +430,14 @@ pub fn link(args: &LinkArgs) -> Result<(), LinkError> {
     match args.target {
         Target::Nvptx => emit_ptx(&llc, rewritten, optimized, args.max_registers, output)?,
         Target::Amdgcn => {
+            // Shorter local Rust names in the code object's symbol table.
+            let rewritten = rewritten.map(|ir| {
+                let (ir, renamed) = v0_names::shorten_ir_locals(&ir);
+                if std::env::var_os("GPU_LD_VERBOSE").is_some() {
+                    eprintln!("gpu-ld: {renamed} local Rust names without crate hashes");
+                }
+                ir
+            });
             let jobs = amd_codegen_jobs(rewritten.as_ref().map_or(0, String::len))?;
             let parts = match (jobs, &rewritten) {
                 (Some(_), Some(ir)) => amd_parts::split(ir, amd_parts::PARTS),
