@@ -122,7 +122,6 @@ pub fn compact(ptx: &str) -> Result<(String, Compacted), PtxError> {
     for v in &defined_vars {
         match pack_byte_array(v) {
             Some(packed) => {
-                // Keep the linkage-free line's own indentation: none.
                 texts.push(packed);
                 report.packed_arrays += 1;
             }
