@@ -45,6 +45,7 @@ pub mod debug_locations;
 pub use error::LinkError;
 pub mod device_scope;
 pub mod int128_float;
+pub mod ir_names;
 pub mod lanes_wanted;
 pub mod ptx_fixup;
 pub mod rmw_order;
@@ -430,15 +431,16 @@ pub fn link(args: &LinkArgs) -> Result<(), LinkError> {
     match args.target {
         Target::Nvptx => emit_ptx(&llc, rewritten, optimized, args.max_registers, output)?,
         Target::Amdgcn => {
-            // Shorter local Rust names in the code object's symbol table.
+            let jobs = amd_codegen_jobs(rewritten.as_ref().map_or(0, String::len))?;
+            // Shorter local names in the code object's symbol table; numbered
+            // only where one `llc` compiles the whole module (see `ir_names`).
             let rewritten = rewritten.map(|ir| {
-                let (ir, renamed) = v0_names::shorten_ir_locals(&ir);
+                let (ir, renamed) = ir_names::shorten_local_names(&ir, jobs.is_none());
                 if std::env::var_os("GPU_LD_VERBOSE").is_some() {
-                    eprintln!("gpu-ld: {renamed} local Rust names without crate hashes");
+                    eprintln!("gpu-ld: {renamed} local names shortened");
                 }
                 ir
             });
-            let jobs = amd_codegen_jobs(rewritten.as_ref().map_or(0, String::len))?;
             let parts = match (jobs, &rewritten) {
                 (Some(_), Some(ir)) => amd_parts::split(ir, amd_parts::PARTS),
                 _ => None,

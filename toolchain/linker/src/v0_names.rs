@@ -40,87 +40,6 @@ pub fn without_crate_hashes(symbol: &str, drop: &HashSet<String>) -> Option<Stri
     (r.out.len() + 2 < symbol.len()).then(|| format!("_R{}", r.out))
 }
 
-/// LLVM assembly of a whole module with its local Rust symbols (`define
-/// internal`/`private` functions, `internal`/`private` globals) without the
-/// disambiguators of crates every Rust name of the module spells with one
-/// only; the number renamed. For AMD, whose code objects carry each
-/// function's name in their symbol table (`gpurun size` and the debuggers
-/// read it); PTX is renamed in its text (`ptx_fixup::short_local_names`).
-/// Text between double quotes (string constants, quoted names, metadata)
-/// is left alone.
-pub fn shorten_ir_locals(ir: &str) -> (String, usize) {
-    let mut names: HashSet<&str> = HashSet::new();
-    for_each_global(ir, |name| {
-        names.insert(name);
-    });
-    let drop = unambiguous_crates(names.iter().copied().filter(|n| n.starts_with("_R")));
-    let mut renames: HashMap<&str, String> = HashMap::new();
-    let mut taken: HashSet<String> = HashSet::new();
-    for line in ir.lines() {
-        let local = if let Some(rest) = line.strip_prefix("define ") {
-            rest.starts_with("internal ") || rest.starts_with("private ")
-        } else if line.starts_with('@') {
-            line.split_once(" = ").is_some_and(|(_, rest)| rest.starts_with("internal ") || rest.starts_with("private "))
-        } else {
-            false
-        };
-        let Some(at) = line.find("@_R").filter(|_| local) else { continue };
-        let name = &line[at + 1..at + 1 + line[at + 1..].find(|c: char| !is_ir_name_char(c)).unwrap_or(line.len() - at - 1)];
-        if let Some(short) = without_crate_hashes(name, &drop)
-            && !names.contains(short.as_str())
-            && taken.insert(short.clone())
-        {
-            renames.insert(name, short);
-        }
-    }
-    if renames.is_empty() {
-        return (ir.to_string(), 0);
-    }
-    let mut out = String::with_capacity(ir.len());
-    let mut last = 0;
-    for_each_global(ir, |name| {
-        if let Some(new) = renames.get(name) {
-            let at = name.as_ptr() as usize - ir.as_ptr() as usize;
-            out.push_str(&ir[last..at]);
-            out.push_str(new);
-            last = at + name.len();
-        }
-    });
-    out.push_str(&ir[last..]);
-    (out, renames.len())
-}
-
-fn is_ir_name_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '.' | '-')
-}
-
-/// Calls `f` with each unquoted global name of `ir` (after an `@` outside
-/// double quotes), as a slice of `ir`.
-fn for_each_global<'a>(ir: &'a str, mut f: impl FnMut(&'a str)) {
-    let bytes = ir.as_bytes();
-    let mut quoted = false;
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'"' => quoted = !quoted,
-            b'@' if !quoted => {
-                let start = i + 1;
-                let mut end = start;
-                while end < bytes.len() && is_ir_name_char(bytes[end] as char) {
-                    end += 1;
-                }
-                if end > start {
-                    f(&ir[start..end]);
-                }
-                i = end;
-                continue;
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-}
-
 struct Rewriter<'a> {
     /// The name after `_R`: back-references count from there.
     input: &'a [u8],
@@ -496,23 +415,6 @@ mod tests {
         assert_eq!(drop, HashSet::from(["bar".to_string()]));
         assert_eq!(without_crate_hashes(two[0], &drop), None);
         assert_eq!(without_crate_hashes(two[2], &drop).as_deref(), Some("_RNvC3bar1h"));
-    }
-
-    #[test]
-    fn ir_locals_are_renamed_everywhere_outside_quotes() {
-        let ir = "@_RNvCs12gY6ODllIo_3std4HOOK = internal global i64 0\n\
-                  @vt = private constant [1 x ptr] [ptr @_RNvCs12gY6ODllIo_3std1f]\n\
-                  define internal void @_RNvCs12gY6ODllIo_3std1f() {\n  ret void\n}\n\
-                  define void @_RNvCs12gY6ODllIo_3std4main() {\n  call void @_RNvCs12gY6ODllIo_3std1f()\n  \
-                  %x = load i64, ptr @_RNvCs12gY6ODllIo_3std4HOOK\n  ret void\n}\n\
-                  @s = private constant [26 x i8] c\"@_RNvCs12gY6ODllIo_3std1f\"\n";
-        let (out, n) = shorten_ir_locals(ir);
-        assert_eq!(n, 2, "{out}");
-        assert!(out.contains("define internal void @_RNvC3std1f()") && out.contains("call void @_RNvC3std1f()"), "{out}");
-        assert!(out.contains("[ptr @_RNvC3std1f]") && out.contains("ptr @_RNvC3std4HOOK\n"), "{out}");
-        // Exported: kept; quoted text: kept.
-        assert!(out.contains("define void @_RNvCs12gY6ODllIo_3std4main()"), "{out}");
-        assert!(out.contains("c\"@_RNvCs12gY6ODllIo_3std1f\""), "{out}");
     }
 
     #[test]
