@@ -13,10 +13,12 @@
 //! [`rmw_order`]: fences that LLVM 22 leaves out of ordered
 //! read-modify-writes, and [`block_shared`]: the runtime's launch-wide
 //! constants in shared memory), then
-//! - nvptx64: `llc` to PTX, one part per core ([`split`]), and PTX repairs
-//!   ([`ptx_fixup`]);
-//! - amdgcn: `llc` to an object and `rust-lld -flavor gnu -shared` to the
-//!   code object (an ELF shared object, as the HIP runtime loads).
+//! - nvptx64: `llc` to PTX, one part per core ([`split`]), PTX repairs and
+//!   shorter local names ([`ptx_fixup`]), and the text written shorter for
+//!   the same machine code (`gpu_toolchain::ptx_compact`);
+//! - amdgcn: shorter local names ([`ir_names`]), `llc` to an object and
+//!   `rust-lld -flavor gnu -shared` to the code object (an ELF shared
+//!   object, as the HIP runtime loads).
 //!
 //! It also takes the command line rustc gives a `gnu-lld` linker, which is
 //! what rustc's built-in `amdgcn-amd-amdhsa` target uses: with
