@@ -23,6 +23,7 @@
 //! everything it names declared, as `llc` writes all of them.
 use crate::error::PtxError;
 use crate::ptx_parts::{self, identifiers, variable_name};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
@@ -118,21 +119,22 @@ pub fn compact(ptx: &str) -> Result<(String, Compacted), PtxError> {
 
     // The symbols this module defines: its variables, then its functions.
     let (declared_vars, defined_vars): (Vec<&str>, Vec<&str>) = m.variables.iter().partition(|v| v.trim_start().starts_with(".extern"));
-    let mut texts: Vec<String> = Vec::with_capacity(defined_vars.len() + m.definitions.len());
+    // Borrowed from `ptx` but for the packed arrays.
+    let mut texts: Vec<Cow<str>> = Vec::with_capacity(defined_vars.len() + m.definitions.len());
     for v in &defined_vars {
         match pack_byte_array(v) {
             Some(packed) => {
-                texts.push(packed);
+                texts.push(Cow::Owned(packed));
                 report.packed_arrays += 1;
             }
-            None => texts.push(v.trim().to_string()),
+            None => texts.push(Cow::Borrowed(v.trim())),
         }
     }
     let vars = defined_vars.len();
     let mut names: Vec<&str> = defined_vars.iter().map(|v| variable_name(v)).collect();
     for d in &m.definitions {
         names.push(crate::size::ptx_header_name(d.head[0]).ok_or(PtxError::UnnamedDefinition)?);
-        texts.push(d.text.to_string());
+        texts.push(Cow::Borrowed(d.text));
     }
     let index: HashMap<&str, usize> = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
     let is_function = |i: usize| i >= vars;

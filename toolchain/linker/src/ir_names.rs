@@ -58,14 +58,7 @@ pub fn shorten_local_names(ir: &str, renumber: bool) -> (String, usize) {
             }
         } else {
             // `.llvm.<number>` off (with `renumber`), then the crate hashes.
-            let base = match name.rsplit_once(".llvm.") {
-                Some((base, n)) if renumber && !base.is_empty() && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && free(base, &taken) => base,
-                _ => name,
-            };
-            match crate::v0_names::without_crate_hashes(base, &drop).filter(|short| free(short, &taken)) {
-                Some(short) => Some(short),
-                None => (base != name).then(|| base.to_string()),
-            }
+            crate::v0_names::shorter_local_name(name, renumber.then_some(".llvm."), &drop, |n| free(n, &taken))
         };
         if let Some(new) = new {
             taken.insert(new.clone());

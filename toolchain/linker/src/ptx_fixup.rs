@@ -168,14 +168,10 @@ pub fn short_local_names(ptx: &str) -> (String, usize) {
                 }
             }
         } else {
-            let base = match name.rsplit_once("_$_llvm_$_") {
-                Some((base, number)) if !base.is_empty() && is_number(number) && !tokens.contains(base) && !taken.contains(base) => base,
-                _ => name,
-            };
+            // `llc` writes `.llvm.` as `_$_llvm_$_`.
             let free = |n: &str| !tokens.contains(n) && !taken.contains(n);
-            match crate::v0_names::without_crate_hashes(base, &unambiguous).filter(|short| free(short)) {
+            match crate::v0_names::shorter_local_name(name, Some("_$_llvm_$_"), &unambiguous, free) {
                 Some(short) => short,
-                None if base != name => base.to_string(),
                 None => continue,
             }
         };
@@ -195,14 +191,17 @@ pub fn short_local_names(ptx: &str) -> (String, usize) {
     // A call's parameters and a function's return parameter: `llc`'s name
     // and ours, kept where the module declares a symbol of the one or names
     // an identifier of the other.
-    let scoped: Vec<(&str, &str)> = [("param", "$a"), ("retval", "$r"), ("func_retval", "$f")]
+    let scoped: Vec<(&str, &'static str)> = [("param", "$a"), ("retval", "$r"), ("func_retval", "$f")]
         .into_iter()
         .filter(|&(from, to)| {
             let numbered = |prefix: &str, t: &&str| t.strip_prefix(prefix).is_some_and(is_number);
             !declared.iter().any(|t| numbered(from, t)) && !tokens.iter().any(|t| numbered(to, t))
         })
         .collect();
-    let scoped_index = |t: &'_ str| scoped.iter().find_map(|&(from, to)| t.strip_prefix(from).filter(|i| is_number(i)).map(|_| to));
+    // `param3` → (`$a`, `3`).
+    fn scoped_index<'t>(t: &'t str, scoped: &[(&str, &'static str)]) -> Option<(&'static str, &'t str)> {
+        scoped.iter().find_map(|&(from, to)| t.strip_prefix(from).filter(|i| is_number(i)).map(|i| (to, i)))
+    }
     let mut params: HashSet<&str> = HashSet::new();
     let mut call_names: HashSet<&str> = HashSet::new();
     let mut out = String::with_capacity(ptx.len());
@@ -211,14 +210,14 @@ pub fn short_local_names(ptx: &str) -> (String, usize) {
         for_each_identifier(line, |t| {
             let (new, index) = match (renames.get(t), param_prefix) {
                 (Some(new), _) => (new.as_str(), ""),
-                (None, prefix) => match (prefix.and_then(|p| Some((p, param_index(t, &declared)?))), scoped_index(t)) {
+                (None, prefix) => match (prefix.and_then(|p| Some((p, param_index(t, &declared)?))), scoped_index(t, &scoped)) {
                     (Some((prefix, index)), _) => {
                         params.insert(t);
                         (prefix, index)
                     }
-                    (None, Some(to)) => {
+                    (None, Some((to, index))) => {
                         call_names.insert(t);
-                        (to, &t[t.len() - t.bytes().rev().take_while(u8::is_ascii_digit).count()..])
+                        (to, index)
                     }
                     (None, None) => return,
                 },

@@ -40,6 +40,24 @@ pub fn without_crate_hashes(symbol: &str, drop: &HashSet<String>) -> Option<Stri
     (r.out.len() + 2 < symbol.len()).then(|| format!("_R{}", r.out))
 }
 
+/// A shorter name for the local symbol `name`: without the
+/// `.llvm.<number>` rustc appends to a private item one codegen unit shares
+/// with another (`llvm_suffix`: how the text spells `.llvm.`; `None` keeps
+/// the suffix), where `free` allows the plain name, then without the crate
+/// hashes `drop` lists, where `free` allows that. `None` when neither
+/// applies. `gpu-ld` renames PTX (`ptx_fixup::short_local_names`) and AMD's
+/// IR (`ir_names`) by this one rule.
+pub fn shorter_local_name(name: &str, llvm_suffix: Option<&str>, drop: &HashSet<String>, free: impl Fn(&str) -> bool) -> Option<String> {
+    let base = match llvm_suffix.and_then(|sep| name.rsplit_once(sep)) {
+        Some((base, n)) if !base.is_empty() && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && free(base) => base,
+        _ => name,
+    };
+    match without_crate_hashes(base, drop).filter(|short| free(short)) {
+        Some(short) => Some(short),
+        None => (base != name).then(|| base.to_string()),
+    }
+}
+
 struct Rewriter<'a> {
     /// The name after `_R`: back-references count from there.
     input: &'a [u8],
