@@ -46,6 +46,16 @@ fn hello_threads_gfx90a_wave64() {
     let s = gpu_toolchain::size::elf_sections(&elf).expect("an ELF64 code object");
     assert!(s.text > 100_000 && s.symbols > 1_000, "{s:?}");
     assert_eq!(s.text + s.symbols + s.data + s.other + s.headers, elf.len() as u64, "{s:?}");
+    // gpu-ld's closed-world attributor proved that nothing the kernel may
+    // call reads an implicit input: the kernel lists no hidden argument (each
+    // one listed means its input is passed along every call) and keeps no
+    // AGPRs for callees it cannot see.
+    let object = build_example(&paths, "hello-threads", "gfx90a");
+    let report = codecheck::inspect(&object, gpu_toolchain::Vendor::Amd, &llvm_bin(&paths)).unwrap();
+    let args = report.kernel_args.expect("kernel arguments in the metadata");
+    assert!(args.iter().all(|a| !a.is_hidden()), "hidden arguments listed: {args:?}");
+    let (kernel, _) = report.kernel_registers.expect("register counts in the metadata");
+    assert_eq!(kernel.agprs, 0, "{kernel:?}");
 }
 
 #[test]
@@ -172,6 +182,12 @@ fn check_amd_lanes(arch: &str) {
     assert_amd_frames_shared(&paths, &object, arch);
     let callers = assert_amd_whole_wave_lanes(&paths, &object, arch);
     eprintln!("lanes for {arch}: the whole-wave call is called from {callers:?}");
+    // The whole-wave call is module assembly, which AMD's attributor cannot
+    // see into: it must assume the call reads every implicit input, so that
+    // its callers pass them all down to the lane work it calls. The kernel
+    // then keeps the hidden arguments (see hello_threads_gfx90a_wave64).
+    let args = report.kernel_args.as_deref().unwrap_or_default();
+    assert!(args.iter().any(|a| a.is_hidden()), "lanes for {arch}: the kernel lists no hidden argument: {args:?}");
 }
 
 #[test]

@@ -67,9 +67,11 @@ impl KernelArg {
 /// (`ihipLaunchKernelCommand`, `hipamd/src/hip_module.cpp`), writes each
 /// hidden one at its offset from the launch (`VirtualGPU::submitKernelInternal`,
 /// `rocclr/device/rocm/rocvirtual.cpp`), and copies both into a buffer of
-/// `.kernarg_segment_size` bytes (264 for gfx90a's hello, code object v5).
-/// Our code reads none of the hidden ones; LLVM lists them because it cannot
-/// prove the kernel's indirect calls do not. The launcher README ("AMD: the
+/// `.kernarg_segment_size` bytes (264 for gfx90a's lanes program, code object
+/// v5; 8 for hello-threads, which lists none). Our code reads none of the
+/// hidden ones; LLVM lists them where it cannot prove that nothing the kernel
+/// may call does (`gpu-ld`'s closed-world attributor proves it unless the
+/// program calls code in module assembly). The launcher README ("AMD: the
 /// kernel's arguments") has the offsets, what is filled in, and the sources.
 pub const LAUNCHER_KERNEL_ARGS: [(u64, u64, &str); 1] = [(0, 8, "global_buffer")];
 
@@ -775,7 +777,7 @@ mod tests {
         assert_eq!(problems, vec!["undefined symbols: memcmp".to_string()]);
     }
 
-    /// The kernel's arguments as gfx90a's hello-threads metadata lists them
+    /// The kernel's arguments as gfx90a's lanes program's metadata lists them
     /// (code object v5): one pointer the launcher passes, then hidden ones
     /// the HIP runtime fills (264 bytes of kernarg segment in all).
     #[test]

@@ -472,8 +472,9 @@ impl Backend for HipBackend {
         let (grid, block, shared) = ([grid, 1, 1], [block_threads, 1, 1], 0);
         // The kernel's one explicit argument; HIP reads one value per explicit
         // argument and fills the hidden ones after it itself, in a kernarg
-        // segment of the metadata's size (264 bytes on gfx90a, code object v5;
-        // launcher/README.md, "AMD: the kernel's arguments").
+        // segment of the metadata's size (8 bytes, or 264 on gfx90a where it
+        // lists hidden ones, code object v5; launcher/README.md, "AMD: the
+        // kernel's arguments").
         // SAFETY: the kernel (`KERNEL_ENTRY`) takes one 8-byte parameter, the
         // launch block's device address, passed by pointer; `arg` outlives
         // the call (HIP copies parameters at launch). What the kernel reaches

@@ -429,7 +429,7 @@ pub fn link(args: &LinkArgs) -> Result<(), LinkError> {
     let passes = Passes { share: !private, stack_protocol, device_scope, depth_checks };
     let rewritten = rewrite_ir(&bin, &work, &optimized, args.target, passes)?;
     let flags = codegen_flags(args.target);
-    let llc = Llc { bin: &bin, work: &work, cpu: &cpu, opt_level, flags: &flags };
+    let llc = Llc { bin: &bin, work: &work, cpu: &cpu, opt_level, flags: &flags, target: args.target };
     match args.target {
         Target::Nvptx => emit_ptx(&llc, rewritten, optimized, args.max_registers, output)?,
         Target::Amdgcn => {
@@ -444,6 +444,7 @@ pub fn link(args: &LinkArgs) -> Result<(), LinkError> {
                 ir
             });
             let parts = match (jobs, &rewritten) {
+                (Some(_), Some(ir)) if amd_marks_inputs() => amd_parts::split(&llc.amd_marked_inputs(ir)?, amd_parts::PARTS),
                 (Some(_), Some(ir)) => amd_parts::split(ir, amd_parts::PARTS),
                 _ => None,
             };
@@ -466,6 +467,30 @@ pub fn link(args: &LinkArgs) -> Result<(), LinkError> {
 /// The `opt` passes between the rewrites and `llc` ([`Llc::always_inline`]).
 const INLINE_PASSES: &str = "-passes=always-inline,mergefunc";
 
+/// amdgcn, after the rewrites: AMD's attributor over the whole program, in
+/// a closed world (every function is in the module; an indirect call can
+/// reach only functions whose address is taken in it). It marks each
+/// function with the implicit inputs it and everything it may call never
+/// read (`amdgpu-no-dispatch-ptr`, `-queue-ptr`, `-implicitarg-ptr`,
+/// `-dispatch-id`, `-workgroup-id-*`, `-lds-kernel-id`, `-workitem-id-*`).
+/// Without it only functions that call nothing unknown were marked, so
+/// almost every call passed all of them (`s[4:15]` and `v31`) and every
+/// function that calls kept them live across its calls, in callee-saved
+/// SGPRs saved to VGPR lanes in its prologue: hello-threads' gfx90a code
+/// was 10 % larger. It runs after the rewrites, which add frame code that
+/// reads the work-item and workgroup ids, and after the merge, so that two
+/// functions merged have one set of marks. A part of a split module is not
+/// the whole program (its calls to other parts would look unknown, its
+/// indirect calls would miss their targets there): the split runs it on the
+/// whole module first ([`amd_marked_inputs`]).
+const AMD_IMPLICIT_INPUTS: &str = "amdgpu-attributor<closed-world>";
+
+/// Whether [`AMD_IMPLICIT_INPUTS`] runs: `GPU_LD_AMD_ATTRIBUTOR=0` at build
+/// time leaves it out (every call passes every input, as before it ran).
+fn amd_marks_inputs() -> bool {
+    std::env::var("GPU_LD_AMD_ATTRIBUTOR").map_or(true, |v| v != "0")
+}
+
 /// How `llc` runs, and the `opt` run before it that inlines the rewrites'
 /// helpers and merges identical functions.
 struct Llc<'a> {
@@ -475,6 +500,7 @@ struct Llc<'a> {
     opt_level: &'a str,
     /// Target flags for every `llc` of the link ([`codegen_flags`]).
     flags: &'a [String],
+    target: Target,
 }
 
 /// `llc` flags a target's links get besides the CPU and level.
@@ -509,20 +535,40 @@ impl Llc<'_> {
     /// hello-threads' PTX: std's `#[inline]` functions are instantiated once per
     /// codegen unit, and fat LTO leaves those copies side by side. Rust functions
     /// are `unnamed_addr`, so a merged function needs no thunk of its own.
-    fn always_inline(&self, ir: &str, name: &str) -> Result<PathBuf, LinkError> {
+    ///
+    /// `whole_program`: `ir` is the whole program, and on amdgcn AMD's
+    /// attributor runs after the merge ([`AMD_IMPLICIT_INPUTS`]).
+    fn always_inline(&self, ir: &str, name: &str, whole_program: bool) -> Result<PathBuf, LinkError> {
         let text = self.work.join(format!("{name}.ll"));
         fs::write(&text, ir).map_err(LinkError::io("write", &text))?;
         let out = self.work.join(format!("{name}.bc"));
-        let args = [INLINE_PASSES.into(), format!("-mcpu={}", self.cpu).into(), "-o".into(), out.clone().into(), text.into()];
+        let passes = match self.target {
+            Target::Amdgcn if whole_program && amd_marks_inputs() => format!("{INLINE_PASSES},{AMD_IMPLICIT_INPUTS}"),
+            _ => INLINE_PASSES.to_string(),
+        };
+        let args = [passes.into(), format!("-mcpu={}", self.cpu).into(), "-o".into(), out.clone().into(), text.into()];
         run(&self.bin.join("opt"), &args)?;
         Ok(out)
+    }
+
+    /// amdgcn: `ir`, the whole program, with [`AMD_IMPLICIT_INPUTS`] run on
+    /// it, as LLVM assembly again (for [`amd_parts::split`]).
+    fn amd_marked_inputs(&self, ir: &str) -> Result<String, LinkError> {
+        let text = self.work.join("unmarked.ll");
+        fs::write(&text, ir).map_err(LinkError::io("write", &text))?;
+        let out = self.work.join("marked.ll");
+        let passes = format!("-passes={AMD_IMPLICIT_INPUTS}");
+        let args = [passes.into(), format!("-mcpu={}", self.cpu).into(), "-S".into(), "-o".into(), out.clone().into(), text.into()];
+        run(&self.bin.join("opt"), &args)?;
+        let marked = fs::read_to_string(&out).map_err(LinkError::io("read", &out))?;
+        Ok(amd_parts::without_callee_lists(&marked))
     }
 
     /// The bitcode for `llc`: the rewritten IR with its helpers inlined
     /// (`NAME.bc`), or the optimized module when there was nothing to rewrite.
     fn bitcode(&self, rewritten: Option<&str>, optimized: PathBuf) -> Result<PathBuf, LinkError> {
         match rewritten {
-            Some(ir) => self.always_inline(ir, "rewritten"),
+            Some(ir) => self.always_inline(ir, "rewritten", true),
             None => Ok(optimized),
         }
     }
@@ -694,7 +740,7 @@ impl PartCache {
         {
             return Ok(CompiledPart { object, registers, reused: true });
         }
-        let mut bitcode = llc.always_inline(ir, &format!("part{k}"))?;
+        let mut bitcode = llc.always_inline(ir, &format!("part{k}"), false)?;
         if lanes {
             bitcode = with_amd_whole_wave_call(llc, bitcode)?;
         }
@@ -780,7 +826,7 @@ fn emit_ptx(llc: &Llc, rewritten: Option<String>, optimized: PathBuf, max_regist
                     .map(|(k, ir)| {
                         scope.spawn(move || {
                             let name = format!("part{k}");
-                            llc.ptx(&llc.always_inline(ir, &name)?, &name)
+                            llc.ptx(&llc.always_inline(ir, &name, false)?, &name)
                         })
                     })
                     .collect();
