@@ -55,27 +55,6 @@ use crate::split::{
     scan,
 };
 
-/// `ir` without the `!callees` lists on its indirect calls (`, !callees !N`).
-///
-/// AMD's attributor ([`crate::Llc`]'s closed-world run before the split)
-/// attaches to each indirect call the functions it may reach. A list names
-/// functions, which the call's part would then have to declare, and it can
-/// name a local `alwaysinline` function that parts copy rather than declare.
-/// `llc` does not read the lists; the marks the attributor put on the
-/// functions themselves stay.
-pub fn without_callee_lists(ir: &str) -> String {
-    const KEY: &str = ", !callees !";
-    let mut out = String::with_capacity(ir.len());
-    let mut rest = ir;
-    while let Some(at) = rest.find(KEY) {
-        out.push_str(&rest[..at]);
-        let after = &rest[at + KEY.len()..];
-        rest = &after[after.find(|c: char| !c.is_ascii_digit()).unwrap_or(after.len())..];
-    }
-    out.push_str(rest);
-    out
-}
-
 /// Parts a large module is cut into (part 0, the kernels, included). More
 /// parts make an edit recompile less, and cost each `llc` the declarations
 /// and metadata its part needs: at 32 a part of real-crates is about 1.4 MB
@@ -609,14 +588,6 @@ attributes #2 = { cold noreturn nounwind }
     }
 
     #[test]
-    fn callee_lists_are_dropped_and_nothing_else() {
-        let ir = "  %3 = call i1 %2(ptr %0), !noalias !7, !callees !12\n  %4 = call i1 %2(ptr %0), !callees !3\n!12 = !{ptr @f}\n";
-        assert_eq!(
-            without_callee_lists(ir),
-            "  %3 = call i1 %2(ptr %0), !noalias !7\n  %4 = call i1 %2(ptr %0)\n!12 = !{ptr @f}\n"
-        );
-    }
-
     #[test]
     fn always_inline_helpers_are_copied_where_named() {
         let ir = IR

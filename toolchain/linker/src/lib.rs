@@ -7,7 +7,8 @@
 //! (`llvm-bitcode-linker`) cannot be had here and links nvptx only, so this
 //! is our own, made of llvm-tools: unpack the archives, `llvm-link` all
 //! bitcode, `opt` (internalize everything but the exports and the kernel
-//! entry, then optimize), rewrites of the optimized IR
+//! entry, then optimize; on amdgcn, AMD's attributor last, over the whole
+//! program as a closed world: [`amd_marks`]), rewrites of the optimized IR
 //! ([`shared_stack`]: frames in global memory; [`device_scope`]: atomics at
 //! device scope; [`call_stack`]: recursion checks its depth; on nvptx
 //! [`rmw_order`]: fences that LLVM 22 leaves out of ordered
@@ -16,7 +17,9 @@
 //! - nvptx64: `llc` to PTX, one part per core ([`split`]), PTX repairs and
 //!   shorter local names ([`ptx_fixup`]), and the text written shorter for
 //!   the same machine code (`gpu_toolchain::ptx_compact`);
-//! - amdgcn: shorter local names ([`ir_names`]), `llc` to an object and
+//! - amdgcn: shorter local names ([`ir_names`]), the attributor's marks
+//!   kept true for the calls the rewrites added ([`amd_marks`]), `llc` (in
+//!   cached parts where the module is large: [`amd_parts`]) to an object and
 //!   `rust-lld -flavor gnu -shared` to the code object (an ELF shared
 //!   object, as the HIP runtime loads).
 //!
@@ -38,6 +41,7 @@ use gpu_toolchain::compile::AMD_ARG_ALLOCA_COST;
 use gpu_toolchain::protocol_names::KERNEL_ENTRY;
 
 pub mod amd_lanes;
+pub mod amd_marks;
 pub mod amd_parts;
 mod ar;
 pub mod block_shared;
@@ -398,8 +402,12 @@ pub fn link(args: &LinkArgs) -> Result<(), LinkError> {
     let opt_level = if opt_level == "0" { "1" } else { opt_level };
     let optimized = work.join("optimized.bc");
     let cpu = args.target_cpu.clone().unwrap_or_else(|| args.target.default_cpu().into());
+    // amdgcn: AMD's attributor last, over the whole program as a closed
+    // world ([`amd_marks`]).
+    let marks = args.target == Target::Amdgcn && amd_marks::enabled();
+    let last = if marks { format!(",{}", amd_marks::PASS) } else { String::new() };
     let mut opt_args: Vec<OsString> = vec![
-        format!("-passes=internalize,globaldce,default<O{opt_level}>").into(),
+        format!("-passes=internalize,globaldce,default<O{opt_level}>{last}").into(),
         format!("-internalize-public-api-list={}", keep.join(",")).into(),
         format!("-mcpu={cpu}").into(),
     ];
@@ -413,6 +421,9 @@ pub fn link(args: &LinkArgs) -> Result<(), LinkError> {
         // The std spec passes the same to rustc (`gpu_toolchain::compile`).
         let cost = env_number("GPU_AMD_ARG_ALLOCA_COST")?.unwrap_or(AMD_ARG_ALLOCA_COST);
         opt_args.push(format!("-amdgpu-inline-arg-alloca-cost={cost}").into());
+        if marks {
+            opt_args.extend(amd_marks::OPT_FLAGS.iter().map(OsString::from));
+        }
     }
     opt_args.extend(["-o".into(), optimized.clone().into(), linked.into()]);
     run(&bin.join("opt"), &opt_args)?;
@@ -429,7 +440,7 @@ pub fn link(args: &LinkArgs) -> Result<(), LinkError> {
     let passes = Passes { share: !private, stack_protocol, device_scope, depth_checks };
     let rewritten = rewrite_ir(&bin, &work, &optimized, args.target, passes)?;
     let flags = codegen_flags(args.target);
-    let llc = Llc { bin: &bin, work: &work, cpu: &cpu, opt_level, flags: &flags, target: args.target };
+    let llc = Llc { bin: &bin, work: &work, cpu: &cpu, opt_level, flags: &flags };
     match args.target {
         Target::Nvptx => emit_ptx(&llc, rewritten, optimized, args.max_registers, output)?,
         Target::Amdgcn => {
@@ -441,10 +452,13 @@ pub fn link(args: &LinkArgs) -> Result<(), LinkError> {
                 if std::env::var_os("GPU_LD_VERBOSE").is_some() {
                     eprintln!("gpu-ld: {renamed} local names shortened");
                 }
-                ir
+                match marks {
+                    // The frames' prologues call the overflow handler.
+                    true => amd_marks::without_callee_lists(&amd_marks::sound_after_rewrites(&ir, shared_stack::OVERFLOW_SYMBOL)),
+                    false => ir,
+                }
             });
             let parts = match (jobs, &rewritten) {
-                (Some(_), Some(ir)) if amd_marks_inputs() => amd_parts::split(&llc.amd_marked_inputs(ir)?, amd_parts::PARTS),
                 (Some(_), Some(ir)) => amd_parts::split(ir, amd_parts::PARTS),
                 _ => None,
             };
@@ -467,30 +481,6 @@ pub fn link(args: &LinkArgs) -> Result<(), LinkError> {
 /// The `opt` passes between the rewrites and `llc` ([`Llc::always_inline`]).
 const INLINE_PASSES: &str = "-passes=always-inline,mergefunc";
 
-/// amdgcn, after the rewrites: AMD's attributor over the whole program, in
-/// a closed world (every function is in the module; an indirect call can
-/// reach only functions whose address is taken in it). It marks each
-/// function with the implicit inputs it and everything it may call never
-/// read (`amdgpu-no-dispatch-ptr`, `-queue-ptr`, `-implicitarg-ptr`,
-/// `-dispatch-id`, `-workgroup-id-*`, `-lds-kernel-id`, `-workitem-id-*`).
-/// Without it only functions that call nothing unknown were marked, so
-/// almost every call passed all of them (`s[4:15]` and `v31`) and every
-/// function that calls kept them live across its calls, in callee-saved
-/// SGPRs saved to VGPR lanes in its prologue: hello-threads' gfx90a code
-/// was 10 % larger. It runs after the rewrites, which add frame code that
-/// reads the work-item and workgroup ids, and after the merge, so that two
-/// functions merged have one set of marks. A part of a split module is not
-/// the whole program (its calls to other parts would look unknown, its
-/// indirect calls would miss their targets there): the split runs it on the
-/// whole module first ([`amd_marked_inputs`]).
-const AMD_IMPLICIT_INPUTS: &str = "amdgpu-attributor<closed-world>";
-
-/// Whether [`AMD_IMPLICIT_INPUTS`] runs: `GPU_LD_AMD_ATTRIBUTOR=0` at build
-/// time leaves it out (every call passes every input, as before it ran).
-fn amd_marks_inputs() -> bool {
-    std::env::var("GPU_LD_AMD_ATTRIBUTOR").map_or(true, |v| v != "0")
-}
-
 /// How `llc` runs, and the `opt` run before it that inlines the rewrites'
 /// helpers and merges identical functions.
 struct Llc<'a> {
@@ -500,7 +490,6 @@ struct Llc<'a> {
     opt_level: &'a str,
     /// Target flags for every `llc` of the link ([`codegen_flags`]).
     flags: &'a [String],
-    target: Target,
 }
 
 /// `llc` flags a target's links get besides the CPU and level.
@@ -535,40 +524,20 @@ impl Llc<'_> {
     /// hello-threads' PTX: std's `#[inline]` functions are instantiated once per
     /// codegen unit, and fat LTO leaves those copies side by side. Rust functions
     /// are `unnamed_addr`, so a merged function needs no thunk of its own.
-    ///
-    /// `whole_program`: `ir` is the whole program, and on amdgcn AMD's
-    /// attributor runs after the merge ([`AMD_IMPLICIT_INPUTS`]).
-    fn always_inline(&self, ir: &str, name: &str, whole_program: bool) -> Result<PathBuf, LinkError> {
+    fn always_inline(&self, ir: &str, name: &str) -> Result<PathBuf, LinkError> {
         let text = self.work.join(format!("{name}.ll"));
         fs::write(&text, ir).map_err(LinkError::io("write", &text))?;
         let out = self.work.join(format!("{name}.bc"));
-        let passes = match self.target {
-            Target::Amdgcn if whole_program && amd_marks_inputs() => format!("{INLINE_PASSES},{AMD_IMPLICIT_INPUTS}"),
-            _ => INLINE_PASSES.to_string(),
-        };
-        let args = [passes.into(), format!("-mcpu={}", self.cpu).into(), "-o".into(), out.clone().into(), text.into()];
+        let args = [INLINE_PASSES.into(), format!("-mcpu={}", self.cpu).into(), "-o".into(), out.clone().into(), text.into()];
         run(&self.bin.join("opt"), &args)?;
         Ok(out)
-    }
-
-    /// amdgcn: `ir`, the whole program, with [`AMD_IMPLICIT_INPUTS`] run on
-    /// it, as LLVM assembly again (for [`amd_parts::split`]).
-    fn amd_marked_inputs(&self, ir: &str) -> Result<String, LinkError> {
-        let text = self.work.join("unmarked.ll");
-        fs::write(&text, ir).map_err(LinkError::io("write", &text))?;
-        let out = self.work.join("marked.ll");
-        let passes = format!("-passes={AMD_IMPLICIT_INPUTS}");
-        let args = [passes.into(), format!("-mcpu={}", self.cpu).into(), "-S".into(), "-o".into(), out.clone().into(), text.into()];
-        run(&self.bin.join("opt"), &args)?;
-        let marked = fs::read_to_string(&out).map_err(LinkError::io("read", &out))?;
-        Ok(amd_parts::without_callee_lists(&marked))
     }
 
     /// The bitcode for `llc`: the rewritten IR with its helpers inlined
     /// (`NAME.bc`), or the optimized module when there was nothing to rewrite.
     fn bitcode(&self, rewritten: Option<&str>, optimized: PathBuf) -> Result<PathBuf, LinkError> {
         match rewritten {
-            Some(ir) => self.always_inline(ir, "rewritten", true),
+            Some(ir) => self.always_inline(ir, "rewritten"),
             None => Ok(optimized),
         }
     }
@@ -740,7 +709,7 @@ impl PartCache {
         {
             return Ok(CompiledPart { object, registers, reused: true });
         }
-        let mut bitcode = llc.always_inline(ir, &format!("part{k}"), false)?;
+        let mut bitcode = llc.always_inline(ir, &format!("part{k}"))?;
         if lanes {
             bitcode = with_amd_whole_wave_call(llc, bitcode)?;
         }
@@ -826,7 +795,7 @@ fn emit_ptx(llc: &Llc, rewritten: Option<String>, optimized: PathBuf, max_regist
                     .map(|(k, ir)| {
                         scope.spawn(move || {
                             let name = format!("part{k}");
-                            llc.ptx(&llc.always_inline(ir, &name, false)?, &name)
+                            llc.ptx(&llc.always_inline(ir, &name)?, &name)
                         })
                     })
                     .collect();
