@@ -68,8 +68,10 @@ pub fn render(rows: &[Value]) -> String {
         if let Some(col) = TIMES.iter().position(|(b, v, _)| *b == bench && *v == how) {
             cells.entry(key).or_default().insert(col, r);
         }
+        // Builds run on a host (2 cores here), loads on a device.
         let where_ = match bench {
             "build" | "rebuild" => format!("{bench}s: {} ({}), commit `{}`, {}", text(r, "variant"), text(r, "host"), text(r, "commit"), text(r, "date")),
+            _ if r.get("device").is_none() => format!("{bench}: {} ({}), commit `{}`, {}", text(r, "variant"), text(r, "host"), text(r, "commit"), text(r, "date")),
             _ => format!("{}: {} (driver {}), commit `{}`, {}", bench, text(r, "device"), text(r, "driver"), text(r, "commit"), text(r, "date")),
         };
         if !provenance.contains(&where_) {
