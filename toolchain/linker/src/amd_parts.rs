@@ -588,7 +588,6 @@ attributes #2 = { cold noreturn nounwind }
     }
 
     #[test]
-    #[test]
     fn always_inline_helpers_are_copied_where_named() {
         let ir = IR
             .replace("  call void @llvm.trap() #2\n", "  call void @helper()\n  call void @llvm.trap() #2\n")
