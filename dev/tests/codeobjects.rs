@@ -8,7 +8,9 @@ use std::path::Path;
 
 const LINKER: &str = env!("CARGO_BIN_EXE_gpu-ld");
 
-fn check(example: &str, arch: &str) {
+/// Builds `example` for `arch`, holds it to every check, and returns what
+/// was found.
+fn check(example: &str, arch: &str) -> codecheck::CodeObjectReport {
     let paths = toolchain(Path::new(LINKER));
     let object = build_example(&paths, example, arch);
     if arch.starts_with("gfx") {
@@ -26,11 +28,12 @@ fn check(example: &str, arch: &str) {
     );
     let problems = report.problems(&arch);
     assert!(problems.is_empty(), "{example} for {}: {problems:?}", arch.name);
+    report
 }
 
 #[test]
 fn hello_threads_gfx90a_wave64() {
-    check("hello-threads", "gfx90a");
+    let report = check("hello-threads", "gfx90a");
     // std's files are named as the host's std names them, `/rustc/<commit>/
     // library/...` (`compile::std_source_remap`), not by this machine's copy.
     let paths = toolchain(Path::new(LINKER));
@@ -50,8 +53,6 @@ fn hello_threads_gfx90a_wave64() {
     // call reads an implicit input: the kernel lists no hidden argument (each
     // one listed means its input is passed along every call) and keeps no
     // AGPRs for callees it cannot see.
-    let object = build_example(&paths, "hello-threads", "gfx90a");
-    let report = codecheck::inspect(&object, gpu_toolchain::Vendor::Amd, &llvm_bin(&paths)).unwrap();
     let args = report.kernel_args.expect("kernel arguments in the metadata");
     assert!(args.iter().all(|a| !a.is_hidden()), "hidden arguments listed: {args:?}");
     let (kernel, _) = report.kernel_registers.expect("register counts in the metadata");

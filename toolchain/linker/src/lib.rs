@@ -452,10 +452,11 @@ pub fn link(args: &LinkArgs) -> Result<(), LinkError> {
                 if std::env::var_os("GPU_LD_VERBOSE").is_some() {
                     eprintln!("gpu-ld: {renamed} local names shortened");
                 }
-                match marks {
+                if marks {
                     // The frames' prologues call the overflow handler.
-                    true => amd_marks::without_callee_lists(&amd_marks::sound_after_rewrites(&ir, shared_stack::OVERFLOW_SYMBOL)),
-                    false => ir,
+                    amd_marks::without_callee_lists(&amd_marks::sound_after_rewrites(&ir, shared_stack::OVERFLOW_SYMBOL))
+                } else {
+                    ir
                 }
             });
             let parts = match (jobs, &rewritten) {
