@@ -379,6 +379,52 @@ fn threads(c: &mut Checks) {
         "finished, then joined",
     );
 
+    // A detached thread's unjoined result is dropped once, whether the
+    // handle goes while the thread runs (the result is dropped where the
+    // thread ends) or after it ended (where the handle is dropped).
+    let before = RESULT_DROPS.load(Ordering::SeqCst);
+    let (go_tx, go_rx) = mpsc::channel::<()>();
+    drop(thread::spawn(move || {
+        go_rx.recv().unwrap();
+        CountResultDrop
+    }));
+    go_tx.send(()).unwrap();
+    let h = thread::spawn(|| CountResultDrop);
+    while !h.is_finished() {
+        thread::sleep(Duration::from_micros(100));
+    }
+    drop(h);
+    let t = Instant::now();
+    while RESULT_DROPS.load(Ordering::SeqCst) < before + 2 && t.elapsed() < Duration::from_secs(10) {
+        thread::sleep(Duration::from_micros(100));
+    }
+    thread::sleep(Duration::from_millis(1));
+    let dropped = RESULT_DROPS.load(Ordering::SeqCst) - before;
+    c.check(
+        "detached threads' results dropped once",
+        dropped == 2,
+        format!("{dropped} of 2"),
+    );
+
+    // A thread's handle outlives the thread and its `JoinHandle` through a
+    // `current()` the thread handed out; inside the thread, `current()` is
+    // the handle the spawner named, also in a thread-local's destructor.
+    let me = thread::Builder::new()
+        .name("handed-out".into())
+        .spawn(|| {
+            EXIT_NAME.with(|_| ());
+            thread::current()
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    let seen = EXIT_NAME_SEEN.lock().unwrap().clone();
+    c.check(
+        "current() after the thread, and in its TLS destructor",
+        me.name() == Some("handed-out") && seen.as_deref() == Some("handed-out"),
+        format!("{:?}, destructor saw {seen:?}", me.name()),
+    );
+
     // Scoped threads borrow from `main`: heap data only, since a GPU thread's
     // stack is private to it (see the `stack-share` mode).
     let mut data = vec![1, 2, 3, 4];
@@ -400,6 +446,26 @@ fn threads(c: &mut Checks) {
 }
 
 static DROPS: AtomicUsize = AtomicUsize::new(0);
+static RESULT_DROPS: AtomicUsize = AtomicUsize::new(0);
+static EXIT_NAME_SEEN: Mutex<Option<String>> = Mutex::new(None);
+
+/// A thread's result that counts its drops.
+struct CountResultDrop;
+
+impl Drop for CountResultDrop {
+    fn drop(&mut self) {
+        RESULT_DROPS.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// Records `thread::current()`'s name when its thread's locals are destroyed.
+struct RecordExitName;
+
+impl Drop for RecordExitName {
+    fn drop(&mut self) {
+        *EXIT_NAME_SEEN.lock().unwrap() = thread::current().name().map(str::to_owned);
+    }
+}
 
 struct CountDrop;
 
@@ -413,6 +479,7 @@ thread_local! {
     static COUNTER: Cell<u32> = const { Cell::new(0) };
     static NAME: RefCell<String> = RefCell::new(String::from("unset"));
     static GUARD: RefCell<Option<CountDrop>> = const { RefCell::new(None) };
+    static EXIT_NAME: RecordExitName = const { RecordExitName };
 }
 
 fn thread_locals(c: &mut Checks) {

@@ -50,13 +50,17 @@
 //!                        reply: *mut u8, reply_cap: usize, reply_len: *mut usize) -> i64;
 //!
 //! // threads (sys::thread)
-//! fn __gpu_std_spawn(stack_size: usize, entry: unsafe extern "C" fn(*mut u8), data: *mut u8) -> i64;
+//! fn __gpu_std_spawn(stack_size: usize, entry: unsafe extern "C" fn(*mut u8), data: *mut u8,
+//!                    on_detach: Option<unsafe extern "C" fn(*mut u8)>) -> i64;
 //!     // >= 0: a handle; ERR_NO_FREE_WARP if every warp is busy;
 //!     // ERR_STACK_TOO_BIG if stack_size exceeds the launch's stack and stacks
 //!     // cannot come from the heap; ERR_NO_STACK_MEMORY if the heap is full.
-//!     // entry(data) runs exactly once on the new thread's leader lane.
+//!     // entry(data) runs exactly once on the new thread's leader lane;
+//!     // if the handle is detached, on_detach(data) once after entry returned.
 //! fn __gpu_std_join(handle: i64);         // waits until the thread's entry returned; frees the warp
 //! fn __gpu_std_detach(handle: i64);       // the warp frees itself when the entry returns
+//!     // on_detach runs here if the entry has returned, else on the thread's warp after it
+//! fn __gpu_std_is_finished(handle: i64) -> bool;  // the entry returned (acquire); not after join/detach
 //! fn __gpu_std_thread_index() -> u32;     // warp index of the caller; main is 0
 //! fn __gpu_std_set_thread_name(ptr: *const u8, len: usize);  // for host reports
 //! fn __gpu_std_sleep_ns(ns: u64);

@@ -30,10 +30,11 @@ pub unsafe fn spawn<H: Hal>(
     stack_size: usize,
     entry: threads::Entry,
     data: *mut u8,
+    on_detach: Option<threads::Entry>,
 ) -> i64 {
     leader_only::<H>(rt, "spawn");
     // SAFETY: the caller's contract.
-    unsafe { threads::spawn::<H>(rt, stack_size, entry, data) }
+    unsafe { threads::spawn::<H>(rt, stack_size, entry, data, on_detach) }
 }
 
 /// `__gpu_std_join`.
@@ -46,6 +47,11 @@ pub fn join<H: Hal>(rt: &Runtime, handle: i64) {
 pub fn detach<H: Hal>(rt: &Runtime, handle: i64) {
     leader_only::<H>(rt, "detach");
     threads::detach::<H>(rt, handle)
+}
+
+/// `__gpu_std_is_finished`.
+pub fn is_finished(rt: &Runtime, handle: i64) -> bool {
+    threads::is_finished(rt, handle)
 }
 
 /// `__gpu_std_sleep_ns`.

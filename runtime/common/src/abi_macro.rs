@@ -118,9 +118,11 @@ macro_rules! define_gpu_std_abi {
             stack_size: usize,
             entry: unsafe extern "C" fn(*mut u8),
             data: *mut u8,
+            on_detach: Option<unsafe extern "C" fn(*mut u8)>,
         ) -> i64 {
-            // SAFETY: see above (std's spawn makes `entry(data)` sound once).
-            $with_hal!(H => unsafe { $crate::abi_impl::spawn::<H>($rt, stack_size, entry, data) })
+            // SAFETY: see above (std's spawn makes `entry(data)` sound once,
+            // and `on_detach(data)` once after it).
+            $with_hal!(H => unsafe { $crate::abi_impl::spawn::<H>($rt, stack_size, entry, data, on_detach) })
         }
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn __gpu_std_join(handle: i64) {
@@ -129,6 +131,10 @@ macro_rules! define_gpu_std_abi {
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn __gpu_std_detach(handle: i64) {
             $with_hal!(H => $crate::abi_impl::detach::<H>($rt, handle))
+        }
+        #[unsafe(no_mangle)]
+        pub extern "C" fn __gpu_std_is_finished(handle: i64) -> bool {
+            $crate::abi_impl::is_finished($rt, handle)
         }
         #[unsafe(no_mangle)]
         pub extern "C" fn __gpu_std_thread_index() -> u32 {

@@ -89,7 +89,7 @@ fn spawn_join_publishes_the_result() {
         let cell = Arc::new(UnsafeCell::new(0u32));
         let data = Arc::as_ptr(&cell) as *mut u8;
         // SAFETY: `write_42(data)` is sound once; `cell` outlives the join.
-        let h = unsafe { threads::spawn::<H>(&w.rt, 0, write_42, data) };
+        let h = unsafe { threads::spawn::<H>(&w.rt, 0, write_42, data, None) };
         assert_eq!(h, 1);
         threads::join::<H>(&w.rt, h);
         // Join happens-after the thread's write (loom reports a race if not).
@@ -110,16 +110,72 @@ fn detach_frees_exactly_once() {
         let warp1 = idle_warp(&w);
         as_warp(0);
         // SAFETY: `nothing` is sound to call.
-        let h = unsafe { threads::spawn::<H>(&w.rt, 0, nothing, core::ptr::null_mut()) };
+        let h = unsafe { threads::spawn::<H>(&w.rt, 0, nothing, core::ptr::null_mut(), None) };
         threads::detach::<H>(&w.rt, h);
         while w.slots[1].state.load(Relaxed) != THREAD_FREE {
             thread::yield_now();
         }
         // Reusable: a second spawn gets the same warp and runs.
         // SAFETY: as above.
-        let h = unsafe { threads::spawn::<H>(&w.rt, 0, nothing, core::ptr::null_mut()) };
+        let h = unsafe { threads::spawn::<H>(&w.rt, 0, nothing, core::ptr::null_mut(), None) };
         assert_eq!(h, 1);
         threads::join::<H>(&w.rt, h);
+        w.slots[1].exit.store(1, Relaxed);
+        warp1.join().unwrap();
+    });
+}
+
+/// What a detached thread and its handle share (std's packet, in miniature).
+struct Shared {
+    /// Written by the thread, read by `on_detach`.
+    result: UnsafeCell<u32>,
+    /// Read by the handle before it detaches, written by `on_detach` (as a
+    /// free would).
+    name: UnsafeCell<u32>,
+    /// How often `on_detach` ran.
+    ran: AtomicU32,
+}
+
+unsafe extern "C" fn set_result(data: *mut u8) {
+    // SAFETY: `data` is the test's live `Shared`.
+    let s = unsafe { &*(data as *const Shared) };
+    // SAFETY: loom checks this access against the protocol.
+    s.result.with_mut(|p| unsafe { *p = 42 });
+}
+
+unsafe extern "C" fn free_shared(data: *mut u8) {
+    // SAFETY: as above.
+    let s = unsafe { &*(data as *const Shared) };
+    // SAFETY: loom checks both accesses against the protocol.
+    assert_eq!(s.result.with(|p| unsafe { *p }), 42);
+    s.name.with_mut(|p| unsafe { *p = 0 });
+    s.ran.fetch_add(1, Relaxed);
+}
+
+#[test]
+fn on_detach_runs_once_after_the_entry() {
+    model(|| {
+        let w = World::new(2);
+        let warp1 = idle_warp(&w);
+        as_warp(0);
+        let shared = Arc::new(Shared {
+            result: UnsafeCell::new(0),
+            name: UnsafeCell::new(7),
+            ran: AtomicU32::new(0),
+        });
+        let data = Arc::as_ptr(&shared) as *mut u8;
+        // SAFETY: `set_result(data)` and then `free_shared(data)` are sound
+        // once each; `shared` outlives both.
+        let h = unsafe { threads::spawn::<H>(&w.rt, 0, set_result, data, Some(free_shared)) };
+        // The handle reads what `on_detach` writes: the detach orders it.
+        // SAFETY: loom checks this access against the protocol.
+        assert_eq!(shared.name.with(|p| unsafe { *p }), 7);
+        threads::detach::<H>(&w.rt, h);
+        while w.slots[1].state.load(Acquire) != THREAD_FREE {
+            thread::yield_now();
+        }
+        // Before the slot is free, whichever side ran it.
+        assert_eq!(shared.ran.load(Relaxed), 1);
         w.slots[1].exit.store(1, Relaxed);
         warp1.join().unwrap();
     });

@@ -21,8 +21,9 @@
 //! | [`FIN_DETACHED`] | the handle was dropped (set by `detach`) |
 //!
 //! Both sides `fetch_or` their bit; the one that sees the other's bit frees
-//! the slot (for a joined thread, the joiner). RMWs on one word are totally
-//! ordered, so exactly one side frees.
+//! the slot (for a joined thread, the joiner) and, for a detached thread,
+//! runs the spawner's `on_detach` first. RMWs on one word are totally
+//! ordered, so exactly one side does.
 
 use core::cell::UnsafeCell;
 use core::sync::atomic::AtomicPtr as CoreAtomicPtr;
@@ -182,6 +183,11 @@ pub struct Slot {
     pub stack: AtomicPtr<u8>,
     /// Its bytes.
     pub stack_len: AtomicUsize,
+    /// What to run if the handle is detached (`unsafe extern "C"
+    /// fn(*mut u8)` as an address, called with `data`), or 0. Set by the
+    /// spawner; run once, after the entry returned, by whichever of the
+    /// detacher and the warp comes second.
+    pub on_detach: AtomicUsize,
     // ---- lane commands (crate::lanes): written by the leader lane, read by
     // the warp's other lanes after a warp barrier ----
     /// Bumped by the leader for each `lanes::run`; a lane that passes the
@@ -225,6 +231,7 @@ impl Slot {
                 data: AtomicPtr::new(core::ptr::null_mut()),
                 stack: AtomicPtr::new(core::ptr::null_mut()),
                 stack_len: AtomicUsize::new(0),
+                on_detach: AtomicUsize::new(0),
                 lane_gen: AtomicU32::new(0),
                 lane_fn: AtomicUsize::new(0),
                 lane_data: AtomicPtr::new(core::ptr::null_mut()),

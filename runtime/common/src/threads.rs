@@ -8,7 +8,7 @@
 use crate::abi::{ERR_NO_FREE_WARP, ERR_NO_STACK_MEMORY, ERR_STACK_TOO_BIG};
 use crate::backoff::Backoff;
 use crate::hal::{Hal, ticks_to_ns};
-use crate::primitive::Ordering::{Acquire, Relaxed};
+use crate::primitive::Ordering::{Acquire, Relaxed, Release};
 use crate::protocol::{
     THREAD_CLAIMED, THREAD_EXITED, THREAD_FINISHED, THREAD_FREE, THREAD_RUNNING, WAIT_JOIN,
     WAIT_NONE, WAIT_SLEEP,
@@ -36,13 +36,18 @@ pub const IDLE_WARM_SLEEPS: u32 = 64;
 /// Scans the table from the caller's hint; if every warp is busy, returns
 /// `ERR_NO_FREE_WARP` (or ends the warp if the program is ending).
 ///
+/// If the handle is detached, `on_detach(data)` runs once after the entry
+/// returned ([`detach`]): std frees what the thread and its handle shared
+/// there, so neither side counts references to it.
+///
 /// A `stack_size` above the launch's stack gets a stack from the heap when
 /// the launch has shared stacks (frames in global memory), else
 /// `ERR_STACK_TOO_BIG`.
 ///
 /// # Safety
-/// `entry(data)` must be sound to call once on another warp.
-pub unsafe fn spawn<H: Hal>(rt: &Runtime, stack_size: usize, entry: Entry, data: *mut u8) -> i64 {
+/// `entry(data)` must be sound to call once on another warp, and
+/// `on_detach(data)` once after it returned, on any warp.
+pub unsafe fn spawn<H: Hal>(rt: &Runtime, stack_size: usize, entry: Entry, data: *mut u8, on_detach: Option<Entry>) -> i64 {
     let me_index = rt.me::<H>();
     let me = rt.slot(me_index);
     let limit = rt.launch().stack_size;
@@ -80,6 +85,7 @@ pub unsafe fn spawn<H: Hal>(rt: &Runtime, stack_size: usize, entry: Entry, data:
         s.data.store(data, Relaxed);
         s.stack.store(stack, Relaxed);
         s.stack_len.store(if stack.is_null() { 0 } else { stack_size }, Relaxed);
+        s.on_detach.store(on_detach.map_or(0, |f| f as usize), Relaxed);
         s.fin.store(0, Relaxed);
         if H::WAKES {
             s.joiner.store(NO_JOINER, Relaxed);
@@ -133,15 +139,48 @@ pub fn join<H: Hal>(rt: &Runtime, handle: i64) {
     unsafe { *H::warp_private(me).spawn_hint.get() = w };
 }
 
-/// `__gpu_std_detach`: the warp frees itself when its entry returns.
+/// `__gpu_std_detach`: the warp frees itself when its entry returns, after
+/// running the spawner's `on_detach`; if it has returned already, both
+/// happen here.
 pub fn detach<H: Hal>(rt: &Runtime, handle: i64) {
     let Some(w) = valid_handle(rt, handle) else {
         return;
     };
-    // Relaxed RMW: RMWs on `fin` are totally ordered, so exactly one of us
-    // and the finishing warp sees the other's bit; that one frees the slot.
-    if rt.slot(w).fin.fetch_or(FIN_DETACHED, Relaxed) & FIN_DONE != 0 {
+    let s = rt.slot(w);
+    // RMWs on `fin` are totally ordered, so exactly one of us and the
+    // finishing warp sees the other's bit; that one runs `on_detach` and
+    // frees the slot. Release: our reads of what `on_detach` frees (std's
+    // handle reads the thread's name there) happen before it runs there.
+    if s.fin.fetch_or(FIN_DETACHED, Release) & FIN_DONE != 0 {
+        // Read before the slot is free: a spawner may claim it at once.
+        let (on_detach, data) = (s.on_detach.load(Relaxed), s.data.load(Relaxed));
+        // Its fence acquires the thread's writes, which `on_detach` reads.
         free_slot::<H>(rt, w);
+        // SAFETY: the spawner's contract: sound once after the entry
+        // returned, which it has (FIN_DONE); only this side saw both bits.
+        unsafe { run_on_detach(on_detach, data) };
+    }
+}
+
+/// Calls an `on_detach` stored as an address (0: none).
+///
+/// # Safety
+/// As `spawn`'s contract for `on_detach(data)`, called once.
+#[inline]
+unsafe fn run_on_detach(on_detach: usize, data: *mut u8) {
+    if on_detach != 0 {
+        // SAFETY: stored by `spawn` from an `Entry`; the caller's contract.
+        unsafe { core::mem::transmute::<usize, Entry>(on_detach)(data) };
+    }
+}
+
+/// `__gpu_std_is_finished`: whether the thread's entry has returned (its
+/// thread-local destructors ran). Acquire: what the thread wrote is
+/// visible once this says so.
+pub fn is_finished(rt: &Runtime, handle: i64) -> bool {
+    match valid_handle(rt, handle) {
+        Some(w) => rt.slot(w).fin.load(Acquire) & FIN_DONE != 0,
+        None => true,
     }
 }
 
@@ -179,6 +218,15 @@ unsafe fn run_thread<H: Hal>(rt: &Runtime, index: u32, me: &Slot) {
     H::fence_device_release();
     let prev = me.fin.fetch_or(FIN_DONE, Relaxed);
     if prev & FIN_DETACHED != 0 {
+        // Acquire: the detacher's release, so its reads of what
+        // `on_detach` frees happen before it. The slot is still ours.
+        H::fence_device_acquire();
+        // SAFETY: the spawner's contract; only this side saw both bits.
+        unsafe { run_on_detach(me.on_detach.load(Relaxed), data) };
+        // It ran code of the thread's (a result's `Drop`): whatever it set
+        // in thread-locals goes now, not to the warp's next thread.
+        rt.tls.run_dtors::<H>(me);
+        rt.tls.clear_values::<H>(me);
         free_slot::<H>(rt, index);
     } else if H::WAKES {
         let j = me.joiner.load(Relaxed);

@@ -13,7 +13,12 @@ mod profile;
 use profile::{N, now, report, time};
 
 unsafe extern "C" {
-    fn __gpu_std_spawn(stack: usize, entry: unsafe extern "C" fn(*mut u8), data: *mut u8) -> i64;
+    fn __gpu_std_spawn(
+        stack: usize,
+        entry: unsafe extern "C" fn(*mut u8),
+        data: *mut u8,
+        on_detach: Option<unsafe extern "C" fn(*mut u8)>,
+    ) -> i64;
     fn __gpu_std_join(handle: i64);
 }
 
@@ -39,7 +44,7 @@ fn main() {
     time("thread::current()", |_| drop(black_box(std::thread::current())));
     time("raw spawn+join (ABI)", |_| {
         // SAFETY: `noop` is sound to run once anywhere.
-        let h = unsafe { __gpu_std_spawn(0, noop, std::ptr::null_mut()) };
+        let h = unsafe { __gpu_std_spawn(0, noop, std::ptr::null_mut(), None) };
         assert!(h > 0, "raw spawn failed: {h}");
         // SAFETY: `h` is a fresh handle, joined once.
         unsafe { __gpu_std_join(h) };
@@ -53,7 +58,7 @@ fn main() {
         let at = Box::into_raw(Box::new(0u64));
         let t0 = now();
         // SAFETY: `at` outlives the join below.
-        let h = unsafe { __gpu_std_spawn(0, stamp_entry, at.cast()) };
+        let h = unsafe { __gpu_std_spawn(0, stamp_entry, at.cast(), None) };
         let t1 = now();
         // SAFETY: as above.
         unsafe { __gpu_std_join(h) };

@@ -59,7 +59,7 @@ pub fn spawn(f: impl FnOnce() + Send + 'static) -> Result<Handle, i64> {
 pub fn spawn_with_stack(stack: usize, f: impl FnOnce() + Send + 'static) -> Result<Handle, i64> {
     let data = Box::into_raw(Box::new(Box::new(f) as Closure)) as *mut u8;
     // SAFETY: `trampoline(data)` is sound once; on error we take data back.
-    let h = unsafe { __gpu_std_spawn(stack, trampoline, data) };
+    let h = unsafe { __gpu_std_spawn(stack, trampoline, data, None) };
     if h < 0 {
         // SAFETY: not handed out: still ours.
         drop(unsafe { Box::from_raw(data as *mut Closure) });

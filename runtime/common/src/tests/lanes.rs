@@ -167,7 +167,7 @@ fn lanes_of_spawned_threads(lanes: u32) {
         let seen = new_seen();
         let hs: std::vec::Vec<i64> = (0..3)
             // SAFETY: worker only uses the leaked counters.
-            .map(|_| unsafe { __gpu_std_spawn(0, worker, seen as *const _ as *mut u8) })
+            .map(|_| unsafe { __gpu_std_spawn(0, worker, seen as *const _ as *mut u8, None) })
             .collect();
         for h in hs {
             assert!(h >= 0, "spawn failed: {h}");
@@ -204,7 +204,7 @@ fn spawn_from_other_lane_aborts(lanes: u32) {
     let out = run(cfg(3, lanes), || {
         // SAFETY: aborts before the entry could be used.
         unsafe {
-            crate::abi_impl::spawn::<Lane5>(runtime(), 0, noop, core::ptr::null_mut());
+            crate::abi_impl::spawn::<Lane5>(runtime(), 0, noop, core::ptr::null_mut(), None);
         }
         unreachable!()
     });

@@ -1,5 +1,6 @@
 //! Every runtime primitive through the `__gpu_std_*` ABI on a CPU machine.
 
+use std::boxed::Box;
 use std::string::{String, ToString};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::*};
 use std::sync::Arc;
@@ -171,6 +172,73 @@ fn detach_before_and_after_finish(lanes: u32) {
                 assert!(t.elapsed().as_secs() < 10, "detached warp never freed");
                 __gpu_std_yield();
             }
+        }
+        0
+    });
+}
+
+/// What [`on_detach_runs_once_after_the_entry`]'s threads share.
+struct DetachShared {
+    go: AtomicU32,
+    entry_done: AtomicU32,
+    cleanups: AtomicU32,
+}
+
+unsafe extern "C" fn wait_then_finish(data: *mut u8) {
+    // SAFETY: `data` is the test's leaked `DetachShared`.
+    let s = unsafe { &*(data as *const DetachShared) };
+    while s.go.load(SeqCst) == 0 {
+        __gpu_std_yield();
+    }
+    s.entry_done.store(1, SeqCst);
+}
+
+unsafe extern "C" fn count_cleanup(data: *mut u8) {
+    // SAFETY: as above.
+    let s = unsafe { &*(data as *const DetachShared) };
+    assert_eq!(s.entry_done.load(SeqCst), 1, "on_detach ran before the entry returned");
+    s.cleanups.fetch_add(1, SeqCst);
+}
+
+/// `on_detach` runs once, after the entry returned, whether the handle is
+/// detached before the thread ends (on the thread's warp) or after (in
+/// `detach`); `is_finished` says when the entry has returned.
+fn on_detach_runs_once_after_the_entry(lanes: u32) {
+    run_ok(cfg(3, lanes), || {
+        for early in [true, false] {
+            let s: &'static DetachShared = Box::leak(Box::new(DetachShared {
+                go: AtomicU32::new(0),
+                entry_done: AtomicU32::new(0),
+                cleanups: AtomicU32::new(0),
+            }));
+            let data = s as *const DetachShared as *mut u8;
+            // SAFETY: the entry and `on_detach` are sound once each on `s`,
+            // which lives for the program.
+            let h = unsafe { __gpu_std_spawn(0, wait_then_finish, data, Some(count_cleanup)) };
+            assert!(h > 0, "spawn failed: {h}");
+            assert!(!__gpu_std_is_finished(h), "finished before it was let go");
+            if early {
+                // SAFETY: a live handle, detached once.
+                unsafe { __gpu_std_detach(h) };
+                s.go.store(1, SeqCst);
+            } else {
+                s.go.store(1, SeqCst);
+                while !__gpu_std_is_finished(h) {
+                    __gpu_std_yield();
+                }
+                assert_eq!(s.entry_done.load(SeqCst), 1);
+                assert_eq!(s.cleanups.load(SeqCst), 0, "on_detach ran without a detach");
+                // SAFETY: as above.
+                unsafe { __gpu_std_detach(h) };
+                assert_eq!(s.cleanups.load(SeqCst), 1, "detach after the end runs on_detach itself");
+            }
+            let slot = runtime().slot(h as u32);
+            let t = std::time::Instant::now();
+            while slot.state.load(Acquire) != THREAD_FREE {
+                assert!(t.elapsed().as_secs() < 10, "detached warp never freed");
+                __gpu_std_yield();
+            }
+            assert_eq!(s.cleanups.load(SeqCst), 1, "on_detach ran once before the warp was free");
         }
         0
     });
@@ -481,6 +549,7 @@ lanes_test!(
     stack_size_limit,
     heap_stacks_above_the_launch_stack,
     detach_before_and_after_finish,
+    on_detach_runs_once_after_the_entry,
     names_truncate_on_char_boundary,
     args_env_time_random,
     futex_timeout_and_wake,

@@ -18,18 +18,27 @@ pub struct Thread {
 pub const DEFAULT_MIN_STACK_SIZE: usize = 0;
 
 impl Thread {
-    /// Runs `entry(data)` on a new thread. `thread::lifecycle` passes its
-    /// own entry, which sets `current`, runs the thread's closure and then
-    /// [`end_thread`], with the handle and the closure in one allocation
-    /// (std's other targets take a `Box<ThreadInit>` holding a box).
+    /// Runs `entry(data)` on a new thread, and `on_detach(data)` after it
+    /// if the handle is dropped without a join. `thread::lifecycle` passes
+    /// its own entry, which sets `current`, runs the thread's closure and
+    /// then [`run_tls_dtors`], with the handle, the result packet and the
+    /// closure in one allocation that `on_detach` frees (std's other
+    /// targets take a `Box<ThreadInit>` holding a box, and count references
+    /// to the packet).
     ///
     /// # Safety
     /// As `thread::Builder::spawn_unchecked`'s; `entry` must be sound to
-    /// call once with `data` on the new thread. On an error `entry` is never
-    /// called and `data` stays the caller's.
-    pub unsafe fn new_raw(stack: usize, entry: unsafe extern "C" fn(*mut u8), data: *mut u8) -> io::Result<Thread> {
+    /// call once with `data` on the new thread, and `on_detach` once after
+    /// it returned, on any thread. On an error neither is ever called and
+    /// `data` stays the caller's.
+    pub unsafe fn new_raw(
+        stack: usize,
+        entry: unsafe extern "C" fn(*mut u8),
+        data: *mut u8,
+        on_detach: Option<unsafe extern "C" fn(*mut u8)>,
+    ) -> io::Result<Thread> {
         // SAFETY: the caller's contract.
-        let handle = unsafe { abi::__gpu_std_spawn(stack, entry, data) };
+        let handle = unsafe { abi::__gpu_std_spawn(stack, entry, data, on_detach) };
         if handle >= 0 {
             return Ok(Thread { handle });
         }
@@ -54,6 +63,11 @@ impl Thread {
         })
     }
 
+    /// Whether the thread's entry has returned.
+    pub fn is_finished(&self) -> bool {
+        abi::__gpu_std_is_finished(self.handle)
+    }
+
     pub fn join(self) {
         let this = ManuallyDrop::new(self);
         // SAFETY: the handle came from a successful spawn and is joined once.
@@ -68,15 +82,14 @@ impl Drop for Thread {
     }
 }
 
-/// The end of a spawned thread, after its closure returned.
-pub fn end_thread() {
-    // The thread's thread-local destructors, then std's own cleanup (it drops
-    // `thread::current()`, which destructors may use, so it comes last). Other
-    // key-based targets get that order from a guard key whose destructor
-    // defers itself one round (`thread_local::guard::key`); here std's
-    // `guard::enable` does nothing, and this saves the two rounds.
+/// A spawned thread's thread-local destructors, after its closure returned.
+/// std's own `current` handle is cleared after them (it is borrowed, see
+/// `thread::lifecycle::gpu_thread_start`), so destructors may still use it.
+/// Other key-based targets get that order from a guard key whose destructor
+/// defers itself one round (`thread_local::guard::key`); here std's
+/// `guard::enable` does nothing, and this saves the two rounds.
+pub fn run_tls_dtors() {
     abi::__gpu_std_tls_run_dtors();
-    crate::rt::thread_cleanup();
 }
 
 pub fn available_parallelism() -> io::Result<NonZero<usize>> {
