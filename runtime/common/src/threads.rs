@@ -109,8 +109,12 @@ pub unsafe fn spawn<H: Hal>(rt: &Runtime, stack_size: usize, entry: Entry, data:
 #[inline]
 fn free_slot<H: Hal>(rt: &Runtime, w: u32) {
     // Acquire then release: the thread's last writes (TLS cleared)
-    // happen-before the next spawner's claim, through us.
-    H::fence_device_acq_rel();
+    // happen-before the next spawner's claim, through us. Two one-sided
+    // fences, not `acq_rel`: on NVIDIA at PTX 8.6 the acquire issues no
+    // `MEMBAR` and the release is the cheaper `MEMBAR` (181 against 335 ns
+    // on an H100, bench-results/floors); elsewhere they cost what one would.
+    H::fence_device_acquire();
+    H::fence_device_release();
     rt.slot(w).state.store(THREAD_FREE, Relaxed);
 }
 
@@ -248,11 +252,15 @@ pub unsafe fn idle_loop<H: Hal>(rt: &Runtime, index: u32, me: &Slot, idle_sleep_
     loop {
         let mut backoff = Backoff::warm(idle_sleep_ns, warm);
         loop {
-            // Relaxed polls, then one acquire load of what was seen: it pairs
-            // with the spawner's release fence, and costs a load where a fence
-            // costs a `MEMBAR.GPU`. (An acquire on every poll would empty the
-            // SM's L1 for its other warps each time.)
-            if me.state.load(Relaxed) == THREAD_RUNNING && me.state.load(Acquire) == THREAD_RUNNING {
+            // Relaxed polls, then an acquire fence once RUNNING is seen: it
+            // pairs with the spawner's release fence. (An acquire on every
+            // poll would empty the SM's L1 for its other warps each time.)
+            // A fence, not a second load with acquire: on NVIDIA at PTX 8.6
+            // (sm_90) it is `fence.acquire.gpu`, no `MEMBAR`, where the load
+            // is one more round trip to L2 before the thread starts; on AMD
+            // both invalidate L1, and the fence loads nothing.
+            if me.state.load(Relaxed) == THREAD_RUNNING {
+                H::fence_device_acquire();
                 break;
             }
             if backoff.is_sleeping() && me.exit.load(Relaxed) != 0 {
