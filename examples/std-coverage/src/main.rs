@@ -379,31 +379,35 @@ fn threads(c: &mut Checks) {
         "finished, then joined",
     );
 
-    // A detached thread's unjoined result is dropped once, whether the
-    // handle goes while the thread runs (the result is dropped where the
-    // thread ends) or after it ended (where the handle is dropped).
-    let before = RESULT_DROPS.load(Ordering::SeqCst);
+    // A detached thread's unjoined result is dropped once: on the thread,
+    // with `current()` its handle, if the handle goes while the thread
+    // runs; where the handle is dropped if the thread had ended.
     let (go_tx, go_rx) = mpsc::channel::<()>();
-    drop(thread::spawn(move || {
-        go_rx.recv().unwrap();
-        CountResultDrop
-    }));
+    drop(
+        thread::Builder::new()
+            .name("detached-early".into())
+            .spawn(move || {
+                go_rx.recv().unwrap();
+                CountResultDrop
+            })
+            .unwrap(),
+    );
     go_tx.send(()).unwrap();
+    let t = Instant::now();
+    while RESULT_DROPS.lock().unwrap().is_empty() && t.elapsed() < Duration::from_secs(10) {
+        thread::sleep(Duration::from_micros(100));
+    }
     let h = thread::spawn(|| CountResultDrop);
     while !h.is_finished() {
         thread::sleep(Duration::from_micros(100));
     }
     drop(h);
-    let t = Instant::now();
-    while RESULT_DROPS.load(Ordering::SeqCst) < before + 2 && t.elapsed() < Duration::from_secs(10) {
-        thread::sleep(Duration::from_micros(100));
-    }
     thread::sleep(Duration::from_millis(1));
-    let dropped = RESULT_DROPS.load(Ordering::SeqCst) - before;
+    let drops = RESULT_DROPS.lock().unwrap().clone();
     c.check(
-        "detached threads' results dropped once",
-        dropped == 2,
-        format!("{dropped} of 2"),
+        "detached threads' results dropped once, where std drops them",
+        drops == [Some("detached-early".to_string()), Some("main".to_string())],
+        format!("{drops:?}"),
     );
 
     // A thread's handle outlives the thread and its `JoinHandle` through a
@@ -446,15 +450,17 @@ fn threads(c: &mut Checks) {
 }
 
 static DROPS: AtomicUsize = AtomicUsize::new(0);
-static RESULT_DROPS: AtomicUsize = AtomicUsize::new(0);
+/// `thread::current()`'s name at each `CountResultDrop` drop.
+static RESULT_DROPS: Mutex<Vec<Option<String>>> = Mutex::new(Vec::new());
 static EXIT_NAME_SEEN: Mutex<Option<String>> = Mutex::new(None);
 
-/// A thread's result that counts its drops.
+/// A thread's result that records where it is dropped.
 struct CountResultDrop;
 
 impl Drop for CountResultDrop {
     fn drop(&mut self) {
-        RESULT_DROPS.fetch_add(1, Ordering::SeqCst);
+        let name = thread::current().name().map(str::to_owned);
+        RESULT_DROPS.lock().unwrap().push(name);
     }
 }
 

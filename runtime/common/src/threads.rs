@@ -213,24 +213,32 @@ unsafe fn run_thread<H: Hal>(rt: &Runtime, index: u32, me: &Slot) {
         unsafe { rt.heap.dealloc::<H>(Some(me), stack, len, STACK_ALIGN) };
     }
     // Destructors std left (it runs them itself before returning, see
-    // `__gpu_std_tls_run_dtors`), then every value, for the next thread.
+    // `__gpu_std_tls_run_dtors`): before DONE, since join waits for them.
     rt.tls.run_dtors::<H>(me);
-    rt.tls.clear_values::<H>(me);
     me.state.store(THREAD_FINISHED, Relaxed);
     // Release: the thread's writes (its result) before DONE, which the
     // joiner acquires; also orders FINISHED before a detacher's FREE.
     H::fence_device_release();
     let prev = me.fin.fetch_or(FIN_DONE, Relaxed);
-    if prev & FIN_DETACHED != 0 {
+    let detached = prev & FIN_DETACHED != 0;
+    if detached {
         // Acquire: the detacher's release, so its reads of what
         // `on_detach` frees happen before it. The slot is still ours.
         H::fence_device_acquire();
+        // Before the values are cleared: std drops an unjoined result here
+        // with the thread's `current()` set again (its thread id is still
+        // set), where upstream drops it on the thread before its
+        // thread-locals go.
         // SAFETY: the spawner's contract; only this side saw both bits.
         unsafe { run_on_detach(me.on_detach.load(Relaxed), data) };
-        // It ran code of the thread's (a result's `Drop`): whatever it set
-        // in thread-locals goes now, not to the warp's next thread.
+        // Destructors of whatever that code set.
         rt.tls.run_dtors::<H>(me);
-        rt.tls.clear_values::<H>(me);
+    }
+    // Every value, for the warp's next thread: after DONE, off the
+    // joiner's path. The values are this warp's alone (no spawner writes
+    // them), and its next thread starts only after this returns.
+    rt.tls.clear_values::<H>(me);
+    if detached {
         free_slot::<H>(rt, index);
     } else if H::WAKES {
         let j = me.joiner.load(Relaxed);
