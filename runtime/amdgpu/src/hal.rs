@@ -114,14 +114,15 @@ unsafe impl<const WAVE: u32> Hal for AmdHal<WAVE> {
         // SAFETY: reads a counter.
         unsafe { readsteadycounter() }
     }
-    /// Acquire fence. Rust fences are system scope (`buffer_invl2` on
-    /// gfx90a): correct but stronger than the agent scope needed; rustc has
-    /// no way to emit a `syncscope("agent")` fence.
+    /// Acquire fence. rustc emits Rust fences at system scope; `gpu-ld`
+    /// gives them agent scope (`device_scope`: `buffer_wbinvl1_vol` on
+    /// gfx90a, where system scope would also invalidate L2 with
+    /// `buffer_invl2`), except in the host ring's functions.
     #[inline(always)]
     fn fence_device_acquire() {
         fence(Ordering::Acquire);
     }
-    /// Release fence (system scope, see above).
+    /// Release fence (agent scope, see above).
     #[inline(always)]
     fn fence_device_release() {
         fence(Ordering::Release);
@@ -131,7 +132,8 @@ unsafe impl<const WAVE: u32> Hal for AmdHal<WAVE> {
     fn fence_device_acq_rel() {
         fence(Ordering::AcqRel);
     }
-    /// Release fence, system scope (`buffer_wbl2` on gfx90a).
+    /// Release fence, system scope (`buffer_wbl2` on gfx90a): only the host
+    /// ring's functions use it, and `gpu-ld` keeps system scope there.
     #[inline(always)]
     fn fence_system_release() {
         fence(Ordering::Release);
