@@ -12,6 +12,10 @@
 //   gtimer()             %globaltimer, ns               | wall_clock64() ticks × ns per tick
 //   gpu_sleep_ns(ns)     __nanosleep(ns)                | s_sleep 1 until gtimer() passes ns
 //   gpu_shfl_down(v, o)  __shfl_down_sync(all lanes)    | __shfl_down (the whole wavefront)
+//   gpu_load_relaxed(p)  ld.relaxed.gpu (u64)           | __hip_atomic_load, relaxed, agent scope
+//   gpu_load_acquire(p)  ld.acquire.gpu                 | __hip_atomic_load, acquire, agent scope
+//   gpu_store_relaxed(p, v) st.relaxed.gpu              | __hip_atomic_store, relaxed, agent scope
+//   gpu_store_release(p, v) st.release.gpu              | __hip_atomic_store, release, agent scope
 //   gpu_timer_init()     nothing                        | finds the wall clock's rate
 //
 // What has no HIP twin at all (device-side launch, the printf FIFO limit, the
@@ -122,6 +126,21 @@ __device__ __forceinline__ void gpu_sleep_ns(unsigned ns) {
 // HIP 5's shuffles take no lane mask: every lane of the wavefront takes part.
 #define gpu_shfl_down(v, o) __shfl_down((v), (o))
 
+// Device-scope (agent) atomic loads and stores of a u64, as Rust's atomics
+// compile for the GPU.
+__device__ __forceinline__ unsigned long long gpu_load_relaxed(unsigned long long* p) {
+    return __hip_atomic_load(p, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+}
+__device__ __forceinline__ unsigned long long gpu_load_acquire(unsigned long long* p) {
+    return __hip_atomic_load(p, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT);
+}
+__device__ __forceinline__ void gpu_store_relaxed(unsigned long long* p, unsigned long long v) {
+    __hip_atomic_store(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+}
+__device__ __forceinline__ void gpu_store_release(unsigned long long* p, unsigned long long v) {
+    __hip_atomic_store(p, v, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_AGENT);
+}
+
 __global__ void gpu_read_wall_clock(unsigned long long* out) {
 #if defined(__HIP_DEVICE_COMPILE__)
     *out = (unsigned long long)wall_clock64();
@@ -200,6 +219,25 @@ __device__ __forceinline__ unsigned long long gtimer() {
 __device__ __forceinline__ void gpu_sleep_ns(unsigned ns) { __nanosleep(ns); }
 
 #define gpu_shfl_down(v, o) __shfl_down_sync(0xffffffffu, (v), (o))
+
+// Device-scope atomic loads and stores of a u64, as Rust's atomics compile
+// for sm_90 (PTX 8.6).
+__device__ __forceinline__ unsigned long long gpu_load_relaxed(unsigned long long* p) {
+    unsigned long long v;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ unsigned long long gpu_load_acquire(unsigned long long* p) {
+    unsigned long long v;
+    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ void gpu_store_relaxed(unsigned long long* p, unsigned long long v) {
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+__device__ __forceinline__ void gpu_store_release(unsigned long long* p, unsigned long long v) {
+    asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
 
 // %globaltimer is in ns already.
 inline void gpu_timer_init() {}

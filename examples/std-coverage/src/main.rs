@@ -765,6 +765,34 @@ fn channels(c: &mut Checks) {
         format!("{first:?}, {blocked:?}"),
     );
 
+    // A bounded channel's one receiver (on GPUs it claims slots without a
+    // compare-exchange): many laps of 8 slots, four producers, and the
+    // receiver handed to another thread halfway; every message once.
+    let (tx, rx) = mpsc::sync_channel::<u64>(8);
+    let producers: Vec<_> = (0..4u64)
+        .map(|t| {
+            let tx = tx.clone();
+            thread::spawn(move || {
+                for i in 0..250 {
+                    tx.send(t * 1000 + i).unwrap();
+                }
+            })
+        })
+        .collect();
+    drop(tx);
+    let mut got: Vec<u64> = (0..500).map(|_| rx.recv().unwrap()).collect();
+    got.extend(thread::spawn(move || rx.iter().collect::<Vec<u64>>()).join().unwrap());
+    for p in producers {
+        p.join().unwrap();
+    }
+    got.sort_unstable();
+    let want: Vec<u64> = (0..4u64).flat_map(|t| (0..250).map(move |i| t * 1000 + i)).collect();
+    c.check(
+        "mpsc::sync_channel(8): 4 producers, receiver moved",
+        got == want,
+        format!("{} received", got.len()),
+    );
+
     let (_tx, rx) = mpsc::channel::<u8>();
     let r = rx.recv_timeout(Duration::from_millis(5));
     c.check(
