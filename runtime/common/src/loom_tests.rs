@@ -289,11 +289,16 @@ impl LoomRing {
 }
 
 impl RingMem for LoomRing {
+    /// The slot's index.
+    type Slot = usize;
     fn capacity(&self) -> u64 {
         self.seq.len() as u64
     }
     fn tickets(&self) -> &AtomicU64 {
         &self.head
+    }
+    fn slot(&self, i: usize) -> usize {
+        i
     }
     fn seq(&self, i: usize) -> &AtomicU64 {
         &self.seq[i]

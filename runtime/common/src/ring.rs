@@ -40,14 +40,22 @@ pub struct Packet {
 
 /// Where a ring's words and payloads live.
 pub trait RingMem {
+    /// A slot, as [`slot`](Self::slot) finds it: found once per packet,
+    /// right after its ticket, and then held (in registers), because every
+    /// look at the ring's own fields after the room's acquires would be a
+    /// round trip to the L2 cache on the packet's chain (an acquire leaves
+    /// nothing in L1).
+    type Slot: Copy;
     /// Number of slots, a power of two.
     fn capacity(&self) -> u64;
     /// The ticket counter.
     fn tickets(&self) -> &AtomicU64;
-    /// Slot `i`'s publish word.
-    fn seq(&self, i: usize) -> &AtomicU64;
-    /// Slot `i`'s reply sequence word.
-    fn reply_seq(&self, i: usize) -> &AtomicU64;
+    /// Slot `i`.
+    fn slot(&self, i: usize) -> Self::Slot;
+    /// The slot's publish word.
+    fn seq(&self, slot: Self::Slot) -> &AtomicU64;
+    /// The slot's reply sequence word.
+    fn reply_seq(&self, slot: Self::Slot) -> &AtomicU64;
     /// The host's count of consumed tickets ([`RingHeader::consumed`]).
     fn consumed(&self) -> &AtomicU64;
     /// The room's copy of it ([`RingRoom::consumed_seen`]).
@@ -56,17 +64,17 @@ pub trait RingMem {
     fn refreshing(&self) -> &AtomicU64;
     /// The room's unread-reply mark of slot `i` ([`RingRoom::unread_reply`]).
     fn unread_reply(&self, i: usize) -> &AtomicU64;
-    /// Writes `packet` and `payload` (≤ [`RING_PAYLOAD_BYTES`]) into slot `i`.
+    /// Writes `packet` and `payload` (≤ [`RING_PAYLOAD_BYTES`]) into the slot.
     ///
     /// # Safety
-    /// The caller owns slot `i` (its `seq` equals the caller's ticket).
-    unsafe fn fill(&self, i: usize, packet: &Packet, payload: &[u8]);
+    /// The caller owns the slot (its `seq` equals the caller's ticket).
+    unsafe fn fill(&self, slot: Self::Slot, packet: &Packet, payload: &[u8]);
     /// Reads the first `out.len()` (≤ [`RING_PAYLOAD_BYTES`]) payload bytes
-    /// of slot `i`: a host reply.
+    /// of the slot: a host reply.
     ///
     /// # Safety
-    /// The caller owns slot `i` and the host's reply is in.
-    unsafe fn read_payload(&self, i: usize, out: &mut [u8]);
+    /// The caller owns the slot and the host's reply is in.
+    unsafe fn read_payload(&self, slot: Self::Slot, out: &mut [u8]);
 }
 
 /// The ring in host-mapped memory, as the launcher laid it out, and its
@@ -134,13 +142,11 @@ impl RawRing {
         self.base != 0
     }
 
-    #[inline]
-    fn slot(&self, i: usize) -> *mut u8 {
-        (self.base + RING_SLOTS_OFFSET + i * RING_SLOT_BYTES) as *mut u8
-    }
 }
 
 impl RingMem for RawRing {
+    /// The slot's address in the ring.
+    type Slot = *mut u8;
     #[inline]
     fn capacity(&self) -> u64 {
         self.capacity
@@ -152,14 +158,20 @@ impl RingMem for RawRing {
         unsafe { &*(self.tickets as *const AtomicU64) }
     }
     #[inline]
-    fn seq(&self, i: usize) -> &AtomicU64 {
-        // SAFETY: as for `head`; `i < capacity`.
-        unsafe { &*(self.slot(i).add(offset_of!(RingSlotHeader, seq)) as *const AtomicU64) }
+    fn slot(&self, i: usize) -> *mut u8 {
+        (self.base + RING_SLOTS_OFFSET + i * RING_SLOT_BYTES) as *mut u8
     }
     #[inline]
-    fn reply_seq(&self, i: usize) -> &AtomicU64 {
+    fn seq(&self, slot: *mut u8) -> &AtomicU64 {
+        // SAFETY: `slot` is one of the ring's (`slot(i)`, `i < capacity`),
+        // valid for the program (`new`'s contract); the word is only
+        // accessed atomically.
+        unsafe { &*(slot.add(offset_of!(RingSlotHeader, seq)) as *const AtomicU64) }
+    }
+    #[inline]
+    fn reply_seq(&self, slot: *mut u8) -> &AtomicU64 {
         // SAFETY: as for `seq`.
-        unsafe { &*(self.slot(i).add(offset_of!(RingSlotHeader, reply_seq)) as *const AtomicU64) }
+        unsafe { &*(slot.add(offset_of!(RingSlotHeader, reply_seq)) as *const AtomicU64) }
     }
     #[inline]
     fn consumed(&self) -> &AtomicU64 {
@@ -184,9 +196,11 @@ impl RingMem for RawRing {
         // `i < capacity`.
         unsafe { &*((self.room + offset_of!(RingRoom, unread_reply) + i * 8) as *const AtomicU64) }
     }
-    unsafe fn fill(&self, i: usize, p: &Packet, payload: &[u8]) {
+    // Inlined: called, the packet and the payload's address would go
+    // through memory, read back after the room's acquires.
+    #[inline(always)]
+    unsafe fn fill(&self, s: *mut u8, p: &Packet, payload: &[u8]) {
         debug_assert!(payload.len() <= RING_PAYLOAD_BYTES);
-        let s = self.slot(i);
         // `op`/`thread`/`len`/`flags` and `arg0`/`arg1` are 16 aligned bytes
         // each: one 16-byte store each. Every store to host memory is a
         // PCIe write that the publishing fence waits for; on an H100 each
@@ -211,9 +225,10 @@ impl RingMem for RawRing {
             copy_pairs(s.add(core::mem::size_of::<RingSlotHeader>()) as *mut u128, payload);
         }
     }
-    unsafe fn read_payload(&self, i: usize, out: &mut [u8]) {
+    #[inline(always)]
+    unsafe fn read_payload(&self, slot: *mut u8, out: &mut [u8]) {
         debug_assert!(out.len() <= RING_PAYLOAD_BYTES);
-        let words = self.slot(i).wrapping_add(core::mem::size_of::<RingSlotHeader>()) as *const u64;
+        let words = slot.wrapping_add(core::mem::size_of::<RingSlotHeader>()) as *const u64;
         for (w, chunk) in out.chunks_mut(8).enumerate() {
             // SAFETY: the caller owns the slot; the payload is 8-byte aligned
             // and `out` is no longer than it.
@@ -295,9 +310,30 @@ fn send_packet<H: Hal, M: RingMem>(
     packet: &Packet,
     payload: &[u8],
 ) -> u64 {
-    let t = take_ticket(m);
-    publish_at::<H, M>(m, wait, max_sleep_ns, t, packet, payload);
-    t
+    // Read before the ticket, as the ring's fields are (see `RingMem::Slot`).
+    let packet = *packet;
+    let place = take_place(m);
+    publish_at::<H, M>(m, wait, max_sleep_ns, place, &packet, payload);
+    place.t
+}
+
+/// A ticket and where its packet goes: slot `t % cap` and the room's
+/// unread-reply word of that slot, found right after the ticket is taken,
+/// before any acquire (see [`RingMem::Slot`]).
+#[derive(Clone, Copy)]
+struct Place<'a, S> {
+    t: u64,
+    cap: u64,
+    slot: S,
+    unread: &'a AtomicU64,
+}
+
+/// Ticket `t`'s [`Place`].
+#[inline(always)]
+fn place<M: RingMem>(m: &M, t: u64) -> Place<'_, M::Slot> {
+    let cap = m.capacity();
+    let i = (t & (cap - 1)) as usize;
+    Place { t, cap, slot: m.slot(i), unread: m.unread_reply(i) }
 }
 
 /// The next ticket: the slot a packet goes to (`t % capacity`).
@@ -307,27 +343,39 @@ fn take_ticket<M: RingMem>(m: &M) -> u64 {
     m.tickets().fetch_add(1, Relaxed)
 }
 
-/// Waits until ticket `t`'s slot is free, fills it, and publishes it to the
+/// The next ticket's [`Place`].
+#[inline(always)]
+fn take_place<M: RingMem>(m: &M) -> Place<'_, M::Slot> {
+    place(m, take_ticket(m))
+}
+
+/// Waits until the place's slot is free, fills it, and publishes it to the
 /// host.
 #[inline(always)]
-fn publish_at<H: Hal, M: RingMem>(m: &M, wait: &AtomicU32, max_sleep_ns: u32, t: u64, packet: &Packet, payload: &[u8]) {
-    let cap = m.capacity();
-    let i = (t & (cap - 1)) as usize;
+fn publish_at<H: Hal, M: RingMem>(
+    m: &M,
+    wait: &AtomicU32,
+    max_sleep_ns: u32,
+    place: Place<'_, M::Slot>,
+    packet: &Packet,
+    payload: &[u8],
+) {
+    let Place { t, cap, slot, unread } = place;
     if t >= cap {
-        wait_for_room::<H, M>(m, wait, max_sleep_ns, t - cap, i);
+        wait_for_room::<H, M>(m, wait, max_sleep_ns, t - cap, unread);
     }
     if packet.flags & FLAG_REPLY != 0 {
         // Before the publish: whoever learns that the host consumed this
         // ticket also sees that its reply is unread.
-        let mark: fn(&M, usize, u64) = ring_room::mark_reply_unread::<M>;
-        out_of_line(mark)(m, i, t);
+        let mark: fn(&AtomicU64, u64) = ring_room::mark_reply_unread;
+        out_of_line(mark)(unread, t);
     }
     // SAFETY: ticket `t - cap` is done with the slot (`wait_for_room`): it
     // is ours until we publish it.
-    unsafe { m.fill(i, packet, payload) };
+    unsafe { m.fill(slot, packet, payload) };
     // Release at system scope: the payload reaches the host before `seq`.
     H::fence_system_release();
-    m.seq(i).store(t + 1, Relaxed);
+    m.seq(slot).store(t + 1, Relaxed);
 }
 
 /// Waits until ticket `prev` (of slot `i`) is done with its slot: the host
@@ -337,45 +385,49 @@ fn publish_at<H: Hal, M: RingMem>(m: &M, wait: &AtomicU32, max_sleep_ns: u32, t:
 /// too old is the count itself read across PCIe, by one waiting producer
 /// at a time (a full ring has thousands waiting: each reading the host's
 /// memory would take the PCIe link from the packets).
+/// `unread` is the slot's unread-reply word.
 #[inline(always)]
-fn wait_for_room<H: Hal, M: RingMem>(m: &M, wait: &AtomicU32, max_sleep_ns: u32, prev: u64, i: usize) {
-    let host_done: fn(&M, u64) -> bool = ring_room::host_consumed::<M>;
-    let claim: fn(&M) -> bool = ring_room::claim_refresh::<M>;
-    let seen: fn(&M, u64) = ring_room::saw_consumed::<M>;
+fn wait_for_room<H: Hal, M: RingMem>(m: &M, wait: &AtomicU32, max_sleep_ns: u32, prev: u64, unread: &AtomicU64) {
+    // The words, found before the first acquire (see `RingMem::Slot`).
+    let (seen, refreshing, consumed) = (m.consumed_seen(), m.refreshing(), m.consumed());
+    let host_done: fn(&AtomicU64, u64) -> bool = ring_room::host_consumed;
+    let claim: fn(&AtomicU64) -> bool = ring_room::claim_refresh;
+    let saw: fn(&AtomicU64, &AtomicU64, u64) = ring_room::saw_consumed;
     // `wait_host` looks once before it waits: the usual case is that one
     // look at the room.
     wait_host::<H>(wait, max_sleep_ns, || {
-        if out_of_line(host_done)(m, prev) {
+        if out_of_line(host_done)(seen, prev) {
             return true;
         }
-        if !out_of_line(claim)(m) {
+        if !out_of_line(claim)(refreshing) {
             return false;
         }
         // Acquire at system scope: the host's reads of the slots below
         // `consumed` happen before our writes (and, through the room,
         // before the other producers').
-        let consumed = m.consumed().load(Acquire);
-        out_of_line(seen)(m, consumed);
+        let consumed = consumed.load(Acquire);
+        out_of_line(saw)(seen, refreshing, consumed);
         consumed > prev
     });
-    let unread: fn(&M, usize, u64) -> bool = ring_room::reply_unread::<M>;
-    wait_host::<H>(wait, max_sleep_ns, || !out_of_line(unread)(m, i, prev));
+    let unread_by: fn(&AtomicU64, u64) -> bool = ring_room::reply_unread;
+    wait_host::<H>(wait, max_sleep_ns, || !out_of_line(unread_by)(unread, prev));
 }
 
-/// Waits for the host's reply to the packet of ticket `t`, copies the first
-/// `out.len()` bytes of its payload into `out`, and clears the slot's
-/// unread-reply mark (the slot's next producer waits for it).
+/// Waits for the host's reply to the packet of the place's ticket, copies
+/// the first `out.len()` bytes of its payload into `out`, and clears the
+/// slot's unread-reply mark (the slot's next producer waits for it).
 #[inline(always)]
-fn read_reply_at<H: Hal, M: RingMem>(m: &M, wait: &AtomicU32, max_sleep_ns: u32, t: u64, out: &mut [u8]) {
-    let i = (t & (m.capacity() - 1)) as usize;
+fn read_reply_at<H: Hal, M: RingMem>(m: &M, wait: &AtomicU32, max_sleep_ns: u32, place: Place<'_, M::Slot>, out: &mut [u8]) {
+    let Place { t, slot, unread, .. } = place;
+    let reply_seq = m.reply_seq(slot);
     // Acquire polls: the host's reply writes are visible once `reply_seq`
     // is; an acquire load costs a relaxed one's PCIe read, where a relaxed
     // poll and a fence after it cost a `fence.acq_rel.sys` more (~0.7 µs).
-    wait_host::<H>(wait, max_sleep_ns, || m.reply_seq(i).load(Acquire) == t + 1);
+    wait_host::<H>(wait, max_sleep_ns, || reply_seq.load(Acquire) == t + 1);
     // SAFETY: the slot's next producer waits for our mark; the reply is in.
-    unsafe { m.read_payload(i, out) };
-    let read: fn(&M, usize) = ring_room::reply_read::<M>;
-    out_of_line(read)(m, i);
+    unsafe { m.read_payload(slot, out) };
+    let read: fn(&AtomicU64) = ring_room::reply_read;
+    out_of_line(read)(unread);
 }
 
 /// Sends a [`FLAG_REPLY`] packet and waits for the host's reply, then frees
@@ -408,12 +460,15 @@ fn call_host<H: Hal, M: RingMem>(
     payload: &[u8],
     reply: &mut [u8],
 ) {
+    // `send_packet`'s steps, keeping the place for the reply (returned from
+    // `send_packet`, it would go through memory, read back after acquires).
     let p = Packet {
         flags: packet.flags | FLAG_REPLY,
         ..*packet
     };
-    let t = send_packet::<H, M>(m, wait, max_sleep_ns, &p, payload);
-    read_reply_at::<H, M>(m, wait, max_sleep_ns, t, reply);
+    let place = take_place(m);
+    publish_at::<H, M>(m, wait, max_sleep_ns, place, &p, payload);
+    read_reply_at::<H, M>(m, wait, max_sleep_ns, place, reply);
 }
 
 /// Sends `bytes` for `fd` as one write: packets of [`RING_PAYLOAD_BYTES`],
@@ -550,7 +605,7 @@ fn fetch_reply<H: Hal, M: RingMem>(m: &M, wait: &AtomicU32, max_sleep_ns: u32, t
     let read_oldest = |pending: &[(u64, usize); FETCH_IN_FLIGHT], first: &mut usize, len: &mut usize, out: &mut [u8]| {
         let (t, at) = pending[*first];
         let k = (out.len() - at).min(RING_PAYLOAD_BYTES);
-        read_reply_at::<H, M>(m, wait, max_sleep_ns, t, &mut out[at..at + k]);
+        read_reply_at::<H, M>(m, wait, max_sleep_ns, place(m, t), &mut out[at..at + k]);
         *first = (*first + 1) % FETCH_IN_FLIGHT;
         *len -= 1;
     };
@@ -568,7 +623,7 @@ fn fetch_reply<H: Hal, M: RingMem>(m: &M, wait: &AtomicU32, max_sleep_ns: u32, t
             read_oldest(&pending, &mut first, &mut len, out);
         }
         let p = Packet { op: OP_CALL_MORE, thread, flags: FLAG_REPLY, arg0: at as u64, arg1: 0 };
-        publish_at::<H, M>(m, wait, max_sleep_ns, t, &p, &[]);
+        publish_at::<H, M>(m, wait, max_sleep_ns, place(m, t), &p, &[]);
         pending[(first + len) % FETCH_IN_FLIGHT] = (t, at);
         len += 1;
         at += RING_PAYLOAD_BYTES;

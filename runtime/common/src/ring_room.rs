@@ -18,48 +18,54 @@
 //!   the packet also sees the mark.
 //! - [`reply_read`] (release) → [`reply_unread`] (acquire): the reply's
 //!   reads happen before the slot's next producer writes it.
+//!
+//! Each takes the room's words themselves (`RingMem::consumed_seen` and
+//! co.), which the ring's functions find before their first acquire: found
+//! here, through the ring, each would cost a round trip to the L2 cache.
 
+use crate::primitive::AtomicU64;
 use crate::primitive::Ordering::{Acquire, Relaxed, Release};
-use crate::ring::RingMem;
 
-/// Whether the room's copy of the host's count shows ticket `prev`
-/// consumed.
+/// Whether the room's copy of the host's count (`seen`) shows ticket
+/// `prev` consumed.
 #[inline(never)]
-pub fn host_consumed<M: RingMem>(m: &M, prev: u64) -> bool {
-    m.consumed_seen().load(Acquire) > prev
+pub fn host_consumed(seen: &AtomicU64, prev: u64) -> bool {
+    seen.load(Acquire) > prev
 }
 
-/// Whether the caller may read the host's count for the others (then it
-/// must call [`saw_consumed`] next, which gives the claim back).
+/// Whether the caller may read the host's count for the others
+/// (`refreshing` was 0 and is now 1; then it must call [`saw_consumed`]
+/// next, which gives the claim back).
 #[inline(never)]
-pub fn claim_refresh<M: RingMem>(m: &M) -> bool {
-    m.refreshing().load(Relaxed) == 0 && m.refreshing().compare_exchange(0, 1, Relaxed, Relaxed).is_ok()
+pub fn claim_refresh(refreshing: &AtomicU64) -> bool {
+    refreshing.load(Relaxed) == 0 && refreshing.compare_exchange(0, 1, Relaxed, Relaxed).is_ok()
 }
 
-/// Raises the room's copy of the host's count to `consumed` (read from the
-/// host with a system-scope acquire), then ends the caller's claim.
+/// Raises the room's copy of the host's count (`seen`) to `consumed` (read
+/// from the host with a system-scope acquire), then ends the caller's claim.
 #[inline(never)]
-pub fn saw_consumed<M: RingMem>(m: &M, consumed: u64) {
-    m.consumed_seen().fetch_max(consumed, Release);
-    m.refreshing().store(0, Relaxed);
+pub fn saw_consumed(seen: &AtomicU64, refreshing: &AtomicU64, consumed: u64) {
+    seen.fetch_max(consumed, Release);
+    refreshing.store(0, Relaxed);
 }
 
-/// Whether the producer of ticket `prev`, in slot `i`, has a reply it has
-/// not read yet.
+/// Whether the producer of ticket `prev` has a reply it has not read yet
+/// (`unread`: its slot's word).
 #[inline(never)]
-pub fn reply_unread<M: RingMem>(m: &M, i: usize, prev: u64) -> bool {
-    m.unread_reply(i).load(Acquire) == prev + 1
+pub fn reply_unread(unread: &AtomicU64, prev: u64) -> bool {
+    unread.load(Acquire) == prev + 1
 }
 
-/// Marks ticket `t`'s reply, in slot `i`, unread. Relaxed: the publish's
-/// release fence orders it.
+/// Marks ticket `t`'s reply unread (`unread`: its slot's word). Relaxed:
+/// the publish's release fence orders it.
 #[inline(never)]
-pub fn mark_reply_unread<M: RingMem>(m: &M, i: usize, t: u64) {
-    m.unread_reply(i).store(t + 1, Relaxed);
+pub fn mark_reply_unread(unread: &AtomicU64, t: u64) {
+    unread.store(t + 1, Relaxed);
 }
 
-/// The reply in slot `i` is read: the slot's next producer may write it.
+/// The reply in the slot of `unread` is read: the slot's next producer may
+/// write it.
 #[inline(never)]
-pub fn reply_read<M: RingMem>(m: &M, i: usize) {
-    m.unread_reply(i).store(0, Release);
+pub fn reply_read(unread: &AtomicU64) {
+    unread.store(0, Release);
 }
