@@ -411,3 +411,61 @@ fn ring_reply_then_reuse() {
         assert_eq!((got[1].1, got[2].1), (5, 6));
     });
 }
+
+/// A slot's words for the `slot_free` models: the room's copy of the
+/// host's count, the slot's unread-reply mark, the slot's payload.
+struct SlotWords {
+    seen: AtomicU64,
+    unread: AtomicU64,
+    payload: UnsafeCell<u8>,
+}
+
+/// `ring_room::slot_free`, the room's one look at both words, acquires what
+/// `reply_read` released: a producer that finds ticket 0's slot free by the
+/// room alone writes it after ticket 0's producer read its reply there.
+#[test]
+fn slot_free_acquires_the_reply_read() {
+    use crate::ring_room::{reply_read, slot_free};
+    model(|| {
+        // Ticket 0 consumed (the room says so) and its reply, 7, unread.
+        let w = Arc::new(SlotWords { seen: AtomicU64::new(1), unread: AtomicU64::new(1), payload: UnsafeCell::new(7) });
+        let w2 = w.clone();
+        let replied = thread::spawn(move || {
+            // SAFETY: loom checks this access against the protocol.
+            let got = w2.payload.with(|p| unsafe { *p });
+            reply_read(&w2.unread);
+            got
+        });
+        while !slot_free(&w.seen, &w.unread, 0) {
+            thread::yield_now();
+        }
+        // SAFETY: loom checks this access against the protocol.
+        w.payload.with_mut(|p| unsafe { *p = 9 });
+        assert_eq!(replied.join().unwrap(), 7);
+    });
+}
+
+/// `slot_free` acquires what `saw_consumed` released: the producer that
+/// read the host's count passes on that the host's reads of the slot are
+/// done (modelled here by that producer's own read of it).
+#[test]
+fn slot_free_acquires_the_host_count() {
+    use crate::ring_room::{saw_consumed, slot_free};
+    model(|| {
+        let w = Arc::new(SlotWords { seen: AtomicU64::new(0), unread: AtomicU64::new(0), payload: UnsafeCell::new(7) });
+        let refreshing = Arc::new(AtomicU64::new(1));
+        let (w2, r2) = (w.clone(), refreshing.clone());
+        let host = thread::spawn(move || {
+            // SAFETY: loom checks this access against the protocol.
+            let got = w2.payload.with(|p| unsafe { *p });
+            saw_consumed(&w2.seen, &r2, 1);
+            got
+        });
+        while !slot_free(&w.seen, &w.unread, 0) {
+            thread::yield_now();
+        }
+        // SAFETY: loom checks this access against the protocol.
+        w.payload.with_mut(|p| unsafe { *p = 9 });
+        assert_eq!(host.join().unwrap(), 7);
+    });
+}

@@ -7,10 +7,10 @@
 //! the stress tests, not modelled.
 
 #[cfg(not(loom))]
-pub(crate) use core::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize};
+pub(crate) use core::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, fence};
 
 #[cfg(loom)]
-pub(crate) use loom::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize};
+pub(crate) use loom::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, fence};
 
 pub(crate) use core::sync::atomic::Ordering;
 

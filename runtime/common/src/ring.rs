@@ -378,23 +378,26 @@ fn publish_at<H: Hal, M: RingMem>(
     m.seq(slot).store(t + 1, Relaxed);
 }
 
-/// Waits until ticket `prev` (of slot `i`) is done with its slot: the host
-/// has consumed it and, if it asked for a reply, its producer has read the
-/// reply. Both are first asked of the room in device memory (with
-/// acquires: `ring_room`); only when the room's copy of the host's count is
-/// too old is the count itself read across PCIe, by one waiting producer
-/// at a time (a full ring has thousands waiting: each reading the host's
-/// memory would take the PCIe link from the packets).
-/// `unread` is the slot's unread-reply word.
+/// Waits until ticket `prev` is done with its slot (whose unread-reply word
+/// is `unread`): the host has consumed it and, if it asked for a reply, its
+/// producer has read the reply. Both are first asked of the room in device
+/// memory (with acquires: `ring_room`), in one look where the room says
+/// both; only when the room's copy of the host's count is too old is the
+/// count itself read across PCIe, by one waiting producer at a time (a full
+/// ring has thousands waiting: each reading the host's memory would take
+/// the PCIe link from the packets).
 #[inline(always)]
 fn wait_for_room<H: Hal, M: RingMem>(m: &M, wait: &AtomicU32, max_sleep_ns: u32, prev: u64, unread: &AtomicU64) {
     // The words, found before the first acquire (see `RingMem::Slot`).
     let (seen, refreshing, consumed) = (m.consumed_seen(), m.refreshing(), m.consumed());
+    // The usual case: one look at both of the room's words.
+    let free: fn(&AtomicU64, &AtomicU64, u64) -> bool = ring_room::slot_free;
+    if out_of_line(free)(seen, unread, prev) {
+        return;
+    }
     let host_done: fn(&AtomicU64, u64) -> bool = ring_room::host_consumed;
     let claim: fn(&AtomicU64) -> bool = ring_room::claim_refresh;
     let saw: fn(&AtomicU64, &AtomicU64, u64) = ring_room::saw_consumed;
-    // `wait_host` looks once before it waits: the usual case is that one
-    // look at the room.
     wait_host::<H>(wait, max_sleep_ns, || {
         if out_of_line(host_done)(seen, prev) {
             return true;

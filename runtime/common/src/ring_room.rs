@@ -23,8 +23,25 @@
 //! co.), which the ring's functions find before their first acquire: found
 //! here, through the ring, each would cost a round trip to the L2 cache.
 
-use crate::primitive::AtomicU64;
 use crate::primitive::Ordering::{Acquire, Relaxed, Release};
+use crate::primitive::{AtomicU64, fence};
+
+/// Whether ticket `prev`'s slot is free by the room alone: its copy of the
+/// host's count (`seen`) shows `prev` consumed, and the slot's reply, if
+/// `prev` asked for one, was read (`unread`). Both words in one look:
+/// relaxed loads, then an acquire fence if both say free (it pairs with
+/// [`saw_consumed`]'s and [`reply_read`]'s releases as the acquire loads of
+/// [`host_consumed`] and [`reply_unread`] do). Two acquire loads would be
+/// two round trips to the L2 cache: the second waits for the first.
+#[inline(never)]
+pub fn slot_free(seen: &AtomicU64, unread: &AtomicU64, prev: u64) -> bool {
+    let (consumed, reply) = (seen.load(Relaxed), unread.load(Relaxed));
+    let free = consumed > prev && reply != prev + 1;
+    if free {
+        fence(Acquire);
+    }
+    free
+}
 
 /// Whether the room's copy of the host's count (`seen`) shows ticket
 /// `prev` consumed.
