@@ -141,7 +141,6 @@ impl RawRing {
     pub fn is_usable(&self) -> bool {
         self.base != 0
     }
-
 }
 
 impl RingMem for RawRing {
