@@ -259,4 +259,55 @@ pub fn channel_throughput(id: &str, producers: usize) {
         .num("seconds", secs)
         .value(received as f64 / secs)
         .print();
+    unbounded_throughput(id, producers);
+}
+
+/// Messages of the `unbounded` variant, all sent: a fixed count, not a
+/// time, so that a receiver slower than the senders leaves at most this
+/// many queued (the channel grows without bound).
+const UNBOUNDED_MESSAGES: u64 = 1 << 18;
+
+/// Variant `unbounded` of rows 4a/4b: `mpsc::channel()` (the list flavor,
+/// what most programs use), `producers` senders each sending its share of
+/// [`UNBOUNDED_MESSAGES`], main receiving all of them. Not inlined: inlined,
+/// it made `main` too big for the GPU linker to inline into the kernel, and
+/// the bounded row then measured 571 k msg/s on an H200 against 754–773 k
+/// without this variant
+/// (`bench-results/link-ab/2026-11-28-unbounded-one-receiver/`).
+#[inline(never)]
+fn unbounded_throughput(id: &str, producers: usize) {
+    use std::sync::mpsc;
+    let (tx, rx) = mpsc::channel::<u64>();
+    let per = UNBOUNDED_MESSAGES / producers as u64;
+    let start = Instant::now();
+    let senders: Vec<_> = (0..producers as u64)
+        .map(|p| {
+            let tx = tx.clone();
+            std::thread::spawn(move || {
+                for i in 0..per {
+                    tx.send(p * per + i).unwrap();
+                }
+            })
+        })
+        .collect();
+    drop(tx);
+    let (mut received, mut sum) = (0u64, 0u64);
+    while let Ok(v) = rx.recv() {
+        received += 1;
+        sum = sum.wrapping_add(v);
+    }
+    let secs = start.elapsed().as_secs_f64();
+    for s in senders {
+        s.join().unwrap();
+    }
+    let n = per * producers as u64;
+    Row::new(id, "unbounded", "msg/s")
+        .str("channel", "channel()")
+        .str("note", "mpsc::channel() (unbounded): a fixed count of messages, all received")
+        .int("producers", producers as i128)
+        .int("messages", received as i128)
+        .bool("all_received", received == n && sum == n * (n - 1) / 2)
+        .num("seconds", secs)
+        .value(received as f64 / secs)
+        .print();
 }

@@ -793,6 +793,53 @@ fn channels(c: &mut Checks) {
         format!("{} received", got.len()),
     );
 
+    // An unbounded channel's one receiver (on GPUs it claims without a
+    // compare-exchange and frees each block of 31 slots after its last):
+    // four producers over many blocks, the receiver handed to another
+    // thread halfway; then one dropped with messages left, whose
+    // destructors run once.
+    let (tx, rx) = mpsc::channel::<u64>();
+    let producers: Vec<_> = (0..4u64)
+        .map(|t| {
+            let tx = tx.clone();
+            thread::spawn(move || {
+                for i in 0..250 {
+                    tx.send(t * 1000 + i).unwrap();
+                }
+            })
+        })
+        .collect();
+    drop(tx);
+    let mut got: Vec<u64> = (0..500).map(|_| rx.recv().unwrap()).collect();
+    got.extend(thread::spawn(move || rx.iter().collect::<Vec<u64>>()).join().unwrap());
+    for p in producers {
+        p.join().unwrap();
+    }
+    got.sort_unstable();
+    let want: Vec<u64> = (0..4u64).flat_map(|t| (0..250).map(move |i| t * 1000 + i)).collect();
+    struct Counted(Arc<AtomicUsize>);
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+    let drops = Arc::new(AtomicUsize::new(0));
+    let (tx, rx) = mpsc::channel();
+    for _ in 0..100 {
+        tx.send(Counted(drops.clone())).unwrap();
+    }
+    for _ in 0..40 {
+        drop(rx.recv().unwrap());
+    }
+    drop(rx);
+    let after_receiver = drops.load(Ordering::SeqCst);
+    drop(tx);
+    c.check(
+        "mpsc::channel: 4 producers, receiver moved, then dropped with messages left",
+        got == want && after_receiver == 100 && drops.load(Ordering::SeqCst) == 100,
+        format!("{} received; {after_receiver} dropped", got.len()),
+    );
+
     let (_tx, rx) = mpsc::channel::<u8>();
     let r = rx.recv_timeout(Duration::from_millis(5));
     c.check(
