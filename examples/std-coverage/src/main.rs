@@ -769,24 +769,7 @@ fn channels(c: &mut Checks) {
     // compare-exchange): many laps of 8 slots, four producers, and the
     // receiver handed to another thread halfway; every message once.
     let (tx, rx) = mpsc::sync_channel::<u64>(8);
-    let producers: Vec<_> = (0..4u64)
-        .map(|t| {
-            let tx = tx.clone();
-            thread::spawn(move || {
-                for i in 0..250 {
-                    tx.send(t * 1000 + i).unwrap();
-                }
-            })
-        })
-        .collect();
-    drop(tx);
-    let mut got: Vec<u64> = (0..500).map(|_| rx.recv().unwrap()).collect();
-    got.extend(thread::spawn(move || rx.iter().collect::<Vec<u64>>()).join().unwrap());
-    for p in producers {
-        p.join().unwrap();
-    }
-    got.sort_unstable();
-    let want: Vec<u64> = (0..4u64).flat_map(|t| (0..250).map(move |i| t * 1000 + i)).collect();
+    let (got, want) = four_producers_receiver_moved(tx, rx, |tx, v| tx.send(v).unwrap());
     c.check(
         "mpsc::sync_channel(8): 4 producers, receiver moved",
         got == want,
@@ -799,24 +782,7 @@ fn channels(c: &mut Checks) {
     // thread halfway; then one dropped with messages left, whose
     // destructors run once.
     let (tx, rx) = mpsc::channel::<u64>();
-    let producers: Vec<_> = (0..4u64)
-        .map(|t| {
-            let tx = tx.clone();
-            thread::spawn(move || {
-                for i in 0..250 {
-                    tx.send(t * 1000 + i).unwrap();
-                }
-            })
-        })
-        .collect();
-    drop(tx);
-    let mut got: Vec<u64> = (0..500).map(|_| rx.recv().unwrap()).collect();
-    got.extend(thread::spawn(move || rx.iter().collect::<Vec<u64>>()).join().unwrap());
-    for p in producers {
-        p.join().unwrap();
-    }
-    got.sort_unstable();
-    let want: Vec<u64> = (0..4u64).flat_map(|t| (0..250).map(move |i| t * 1000 + i)).collect();
+    let (got, want) = four_producers_receiver_moved(tx, rx, |tx, v| tx.send(v).unwrap());
     struct Counted(Arc<AtomicUsize>);
     impl Drop for Counted {
         fn drop(&mut self) {
@@ -847,6 +813,35 @@ fn channels(c: &mut Checks) {
         r == Err(RecvTimeoutError::Timeout),
         format!("{r:?}"),
     );
+}
+
+/// Four producers each send 250 numbers through a clone of `tx` (with
+/// `send`); main receives 500, then hands `rx` to another thread for the
+/// rest. Returns what was received, sorted, and what was sent.
+fn four_producers_receiver_moved<S: Clone + Send + 'static>(
+    tx: S,
+    rx: mpsc::Receiver<u64>,
+    send: fn(&S, u64),
+) -> (Vec<u64>, Vec<u64>) {
+    let producers: Vec<_> = (0..4u64)
+        .map(|t| {
+            let tx = tx.clone();
+            thread::spawn(move || {
+                for i in 0..250 {
+                    send(&tx, t * 1000 + i);
+                }
+            })
+        })
+        .collect();
+    drop(tx);
+    let mut got: Vec<u64> = (0..500).map(|_| rx.recv().unwrap()).collect();
+    got.extend(thread::spawn(move || rx.iter().collect::<Vec<u64>>()).join().unwrap());
+    for p in producers {
+        p.join().unwrap();
+    }
+    got.sort_unstable();
+    let want = (0..4u64).flat_map(|t| (0..250).map(move |i| t * 1000 + i)).collect();
+    (got, want)
 }
 
 fn spawn_errors(c: &mut Checks) {
