@@ -8,7 +8,7 @@
 #   bash scripts/gpu-first-load-ab.sh BUNDLE NAME RESULTS_DIR [ROUNDS]
 # Each round runs every variant once without a wrapper (timed from process
 # start to exit); a round before them (unless NO_WRAPPED=1) runs each
-# through dev/probes/ptxas-wrap.sh to log every part's ptxas time. Then one cached
+# through xtask/probes/ptxas-wrap.sh to log every part's ptxas time. Then one cached
 # run of the first variant. Writes RESULTS_DIR/first-load.json and the logs.
 set -u
 B=$1 N=$2 RES=$3 ROUNDS=${4:-3}

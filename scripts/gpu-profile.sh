@@ -10,7 +10,7 @@
 #     bash scripts/gpu-profile.sh gpu-bundle/prof OUTDIR [gpurun run options] [-- program arguments]
 # Writes OUTDIR/source.csv.gz (ncu's source page: each source line, then
 # its SASS, with samples, stall reasons and instructions executed) and the
-# run's output; summarise it with dev/probes/ncu_source_lines.py.
+# run's output; summarise it with xtask/probes/ncu_source_lines.py.
 # ncu replays the kernel (12 passes) and runs it instrumented: a benchmark
 # of 10,000 spawn+joins takes about 2 minutes.
 set -u

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Where a std spawn+join's time goes, phase by phase: builds the commit
 # checked out here with timestamp probes in std's spawn path and the runtime
-# (dev/spawn-trace/probes.diff, applied in a throwaway worktree), and writes
+# (xtask/spawn-trace/probes.diff, applied in a throwaway worktree), and writes
 # two PTX files to OUT_DIR (default gpu-bundle/trace):
 #   trace-spawn.ptx  2000 spawn+join of `|| ()`, mean and p50 of each phase
 #   prim-costs.ptx   per-operation costs (TLS get/set, Box, Arc, fences, yield)

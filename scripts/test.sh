@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The project's tests (no GPU needed): unit tests, the CPU harness, the
 # code-object checks of GPU builds, and the loom model of the runtime's
-# protocols. GPU runs are separate: `gpurun-dev acceptance` (dev/README.md).
+# protocols. GPU runs are separate: `gpurun-dev acceptance` (xtask/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-toolchain.sh
@@ -9,13 +9,13 @@ cargo test --workspace --release
 # The native baselines' HIP twins (benches/native), compiled for gfx90a with
 # hipcc, build-only (no GPU needed; .ci/run installs Debian's hipcc). Without
 # hipcc it says SKIPPED and why.
-cargo test --release -p gpurun-dev --test native_hip -- --ignored --nocapture
+cargo test --release -p xtask --test native_hip -- --ignored --nocapture
 # The split PTX compile (launcher/src/cubin_cache.rs) on a real program, with
 # CUDA's ptxas and nvlink from PyPI (no GPU needed), where they can be had.
 if cuda_bin=$(bash scripts/install-cuda-tools.sh); then
     GPURUN_PTXAS=$cuda_bin/ptxas GPURUN_TEST_PTX=$PWD/target/gpu-build/sm_90/nvptx64-nvidia-cuda-std/release/hello-threads.ptx \
         cargo test --release -p launcher --lib -- --ignored real_ptxas
-    # ... and with line info (dev/tests/line_info.rs built it): -lineinfo.
+    # ... and with line info (tests/tests/line_info.rs built it): -lineinfo.
     GPURUN_PTXAS=$cuda_bin/ptxas GPURUN_TEST_PTX=$PWD/target/gpu-build-line-info/nvptx64-nvidia-cuda-std/release/hello-threads.ptx \
         cargo test --release -p launcher --lib -- --ignored real_ptxas
 else

@@ -72,13 +72,13 @@ pub fn describe(d: &DeviceInfo) -> String {
 }
 
 /// What is wrong with an NVIDIA device's driver for the programs built for
-/// it: `gpu-ld` writes PTX 8.6 for sm_90 (`gpu_linker::SPLIT_FENCES_PTX_ISA`,
+/// it: `gpu-ld` writes PTX 8.6 for sm_90 (`gpu_ld::SPLIT_FENCES_PTX_ISA`,
 /// its one-sided fences), which a driver older than CUDA 12.7 refuses.
 pub fn ptx_isa_problem(d: &DeviceInfo) -> Option<String> {
     if d.vendor != Vendor::Nvidia {
         return None;
     }
-    let wanted = gpu_linker::default_ptx_isa(&d.arch)?;
+    let wanted = gpu_ld::default_ptx_isa(&d.arch)?;
     let (major, minor) = crate::codeobj::ptx::max_ptx_for_driver(d.driver_version)?;
     (major * 10 + minor < wanted).then(|| {
         format!(

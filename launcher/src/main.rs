@@ -252,7 +252,7 @@ fn main() -> ExitCode {
     // (`gpurun setup` installs it), so there is one program to build and ship.
     let argv0 = std::env::args_os().next().unwrap_or_default();
     if std::path::Path::new(&argv0).file_name().is_some_and(|n| n == "gpu-ld") {
-        let code = gpu_linker::main_with_args(std::env::args_os().skip(1).collect());
+        let code = gpu_ld::main_with_args(std::env::args_os().skip(1).collect());
         return ExitCode::from(code.clamp(0, 255) as u8);
     }
     launcher::timeline::start();
