@@ -248,7 +248,7 @@ mod tests {
     /// The built-in amdgcn target gets the `-std` specs' inliner settings.
     #[test]
     fn builtin_amd_flags_carry_the_std_specs_inliner_settings() {
-        let specs = Path::new(env!("CARGO_MANIFEST_DIR")).join("specs");
+        let specs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../targets");
         for vendor in [Vendor::Amd, Vendor::Nvidia] {
             let spec = fs::read_to_string(specs.join(format!("{}.json", vendor.target_name()))).unwrap();
             assert!(spec.contains(&format!("\"-inline-threshold={INLINE_THRESHOLD}\"")), "{spec}");
