@@ -21,4 +21,4 @@ if cuda_bin=$(bash scripts/install-cuda-tools.sh); then
 else
     echo "test.sh: skipped the split PTX compile test: CUDA's ptxas/nvlink could not be installed from PyPI"
 fi
-RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p rt-common --release
+RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p rt-host --release

@@ -35,7 +35,7 @@
 //! deepest frame is the kernel's `start_wave`, below the leader's). The
 //! frames `gpu-ld` moved to global memory come from each lane's own stack
 //! (`__gpu_stack_slot` names a per-lane pair; the launcher gives every lane
-//! of a wave one, `rt_common::protocol::amd_frame_lanes`). LLVM cannot do
+//! of a wave one, `rt_abi::protocol::amd_frame_lanes`). LLVM cannot do
 //! this as an ordinary call between two `EXEC` changes: it sets a call's
 //! arguments up wherever it likes, before the change (seen in `llc` output).
 //!
@@ -43,12 +43,12 @@
 //! gfx95x) and gfx11 (wave32, flat scratch). Other CPUs get no whole-wave
 //! call: the runtime's fallback runs lane 0 alone.
 
-/// The hand-written function (module assembly).
-pub const WHOLE_WAVE_CALL: &str = "__gpu_amd_whole_wave_call";
-/// What the runtime calls (strong here, weak in rt-amdgpu).
-pub const WAVE_CALL: &str = "__gpu_amd_wave_call";
-/// The lane count the runtime reports (strong here, weak in rt-amdgpu).
-pub const WAVE_LANES: &str = "__gpu_amd_wave_lanes";
+/// The hand-written function (module assembly); what the runtime calls
+/// (strong here, weak in rt-amdgpu); the lane count the runtime reports
+/// (strong here, weak in rt-amdgpu).
+pub use rt_abi::symbols::{
+    AMD_WAVE_CALL as WAVE_CALL, AMD_WAVE_LANES as WAVE_LANES, AMD_WHOLE_WAVE_CALL as WHOLE_WAVE_CALL,
+};
 
 /// Bytes of private memory a lane the function's frame takes (it saves
 /// `v40`; 16 keeps the stack 16-byte aligned).

@@ -32,12 +32,9 @@
 use crate::shared_stack::SLOT_SYMBOL;
 
 /// The thread table's address (`LaunchBlock::threads`), stored by every
-/// lane at kernel start (`rt_nvptx::start::__gpu_thread_table`).
-pub const THREAD_TABLE_SYMBOL: &str = "__gpu_thread_table";
-
-/// Each warp's private state, one entry per warp of a block, zeroed by the
-/// warp at start (`rt_nvptx::start::__gpu_warp_private`).
-pub const WARP_PRIVATE_SYMBOL: &str = "__gpu_warp_private";
+/// lane at kernel start; each warp's private state, one entry per warp of a
+/// block, zeroed by the warp at start (both in `rt_nvptx::start`).
+pub use rt_abi::symbols::{THREAD_TABLE as THREAD_TABLE_SYMBOL, WARP_PRIVATE as WARP_PRIVATE_SYMBOL};
 
 /// The globals this pass moves.
 pub const SYMBOLS: [&str; 3] = [SLOT_SYMBOL, THREAD_TABLE_SYMBOL, WARP_PRIVATE_SYMBOL];

@@ -14,8 +14,13 @@
 //! system-scope release also writes back the L2 cache (`buffer_wbl2` on
 //! gfx90a) and an acquire invalidates it (LLVM's AMDGPU memory model).
 
-/// Functions whose (v0-mangled) name contains this keep system scope.
-pub const SYSTEM_SCOPE_MODULE: &str = "9rt_common4ring";
+/// What the v0-mangled name of every function in the ring's module
+/// (`rt_abi::symbols::RING_MODULE`) contains: each path segment as its
+/// length and itself (`rt_common::ring` → `9rt_common4ring`). Functions
+/// whose name contains it keep system scope.
+pub fn system_scope_module() -> String {
+    rt_abi::symbols::RING_MODULE.split("::").map(|s| format!("{}{s}", s.len())).collect()
+}
 
 use crate::Target;
 
@@ -26,11 +31,12 @@ const ORDERINGS: [&str; 6] = ["unordered", "monotonic", "acquire", "release", "a
 pub fn rewrite(ir: &str, target: Target) -> (String, usize) {
     let scope = format!(" syncscope(\"{}\")", target.device_scope());
     let mut out = String::with_capacity(ir.len() + ir.len() / 16);
+    let system_scope_module = system_scope_module();
     let mut keep_system = false;
     let mut changed = 0;
     for line in ir.split_inclusive('\n') {
         if line.starts_with("define ") {
-            keep_system = line.contains(SYSTEM_SCOPE_MODULE);
+            keep_system = line.contains(&system_scope_module);
         }
         match (keep_system, scoped(line, &scope)) {
             (false, Some(new)) => {

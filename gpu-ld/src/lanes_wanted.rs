@@ -12,10 +12,9 @@
 //! defines, to let those lanes return at the kernel's start instead.
 
 /// The byte the nvptx runtime reads at kernel start (`rt_nvptx::start`):
-/// 1 if the program can call `for_each_lane`, 0 if not.
-pub const SYMBOL: &str = "__gpu_lanes_wanted";
-/// The runtime's entry for `for_each_lane` (`rt_common`'s ABI).
-pub const LANES_RUN: &str = "__gpu_std_lanes_run";
+/// 1 if the program can call `for_each_lane`, 0 if not; and the runtime's
+/// entry for `for_each_lane` (`rt_abi::abi`).
+pub use rt_abi::symbols::{LANES_RUN, LANES_WANTED as SYMBOL};
 
 /// `ir` with the declaration of `@`[`SYMBOL`] turned into a constant: 1
 /// where `@`[`LANES_RUN`] is still defined, 0 where it is not. `None` if the

@@ -38,7 +38,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use gpu_toolchain::compile::AMD_ARG_ALLOCA_COST;
-use gpu_toolchain::protocol_names::KERNEL_ENTRY;
+use rt_abi::symbols::KERNEL_ENTRY;
 
 pub mod amd_lanes;
 pub mod amd_marks;

@@ -49,13 +49,12 @@ use std::fmt::Write;
 use crate::Target;
 use crate::call_stack::{Callee, address_uses, call_parts};
 
-/// The global holding the address of each lane's `[sp, limit]` pair.
-pub const SLOT_SYMBOL: &str = "__gpu_stack_slot";
-/// Called when a frame does not fit: reports and aborts.
-pub const OVERFLOW_SYMBOL: &str = "__gpu_stack_overflow";
+/// The global holding the address of each lane's `[sp, limit]` pair; what a
+/// frame that does not fit calls (it reports and aborts).
+pub use rt_abi::symbols::{STACK_OVERFLOW as OVERFLOW_SYMBOL, STACK_SLOT as SLOT_SYMBOL};
 /// Defined (as 1) in a module whose frames were moved; the launcher looks
 /// for it to give the program its stacks.
-pub use gpu_toolchain::protocol_names::SHARED_STACKS_SYMBOL;
+pub use rt_abi::symbols::SHARED_STACKS_SYMBOL;
 
 /// The stack pointer parameter of a function rewritten under
 /// [`Protocol::Args`] (the frames' pointer at the call: the caller's frame

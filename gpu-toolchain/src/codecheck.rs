@@ -4,7 +4,7 @@
 //! --check`, and the CI tests; AMD objects are read with llvm-tools.
 use crate::arch::{Arch, Vendor};
 use crate::error::Error;
-use crate::protocol_names::KERNEL_ENTRY;
+use rt_abi::symbols::KERNEL_ENTRY;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -13,7 +13,6 @@ pub mod error;
 pub mod init;
 pub mod patch;
 pub mod paths;
-pub mod protocol_names;
 pub mod ptx_compact;
 pub mod ptx_parts;
 pub mod setup;

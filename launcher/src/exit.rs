@@ -21,4 +21,4 @@ pub const TIMEOUT: i32 = 124;
 
 // The ring server (rt-common) ends the process with this code when the host
 // cannot keep the protocol's promise (random bytes).
-const _: () = assert!(rt_common::host_ring::server::HOST_FAILURE_EXIT == DEVICE_FAULT);
+const _: () = assert!(rt_host::host_ring::server::HOST_FAILURE_EXIT == DEVICE_FAULT);

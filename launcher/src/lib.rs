@@ -16,8 +16,8 @@ pub mod libpath;
 pub mod report;
 /// The ring's host end and the launch block's image live with the protocol
 /// in rt-common, the contract both sides build from.
-pub use rt_common::host_ring as ring;
-pub use rt_common::launch_block;
+pub use rt_host::host_ring as ring;
+pub use rt_host::launch_block;
 pub mod run;
 pub mod test_harness;
 pub mod timeline;

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::mem::offset_of;
 
-use rt_common::protocol::{
+use rt_abi::protocol::{
     THREAD_CLAIMED, THREAD_EXITED, THREAD_FINISHED, THREAD_FREE, THREAD_RUNNING, THREAD_SLOT_BYTES, ThreadSlotPublic,
     wait_reason_name,
 };
@@ -140,7 +140,7 @@ pub struct RunStatus {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rt_common::protocol::{WAIT_JOIN, WAIT_LOCK};
+    use rt_abi::protocol::{WAIT_JOIN, WAIT_LOCK};
 
     fn slot(state: u32, wait: u32, name: &str) -> Vec<u8> {
         let mut s = vec![0u8; THREAD_SLOT_BYTES];

@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use rt_common::protocol::{
+use rt_abi::protocol::{
     ABI_VERSION, LAUNCH_FLAG_TRACE, LAUNCH_MAGIC, LaunchBlock, THREAD_SLOT_BYTES, ring_bytes, ring_room_bytes, warp_stacks_bytes,
 };
 

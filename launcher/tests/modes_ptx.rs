@@ -1,11 +1,11 @@
 //! `gpu-check/modes.ptx` is hand-written PTX that plays the runtime's part
 //! of the host–device contract (launch block, thread table, ring). Each of
 //! its offsets and constants is annotated with what it stands for; this
-//! test holds every annotation to `rt_common::protocol`, so the contract
+//! test holds every annotation to `rt_abi::protocol`, so the contract
 //! cannot change without the check kernel failing here first.
 use std::mem::{offset_of, size_of};
 
-use rt_common::protocol::{
+use rt_abi::protocol::{
     LaunchBlock, OP_EXIT, OP_WRITE, RING_SLOT_BYTES, RING_SLOTS_OFFSET, RingHeader, RingSlotHeader, THREAD_RUNNING,
     ThreadSlotPublic, WAIT_SLEEP,
 };

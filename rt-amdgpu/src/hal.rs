@@ -30,7 +30,7 @@ const NS_PER_SLEEP_UNIT: u32 = 32;
 unsafe impl<const WAVE: u32> Hal for AmdHal<WAVE> {
     const LANES: u32 = WAVE;
     /// Every lane runs frames: `gpu_lanes` work runs on the whole wave.
-    const PARALLEL_LANES: u32 = rt_common::protocol::amd_frame_lanes(WAVE);
+    const PARALLEL_LANES: u32 = rt_abi::protocol::amd_frame_lanes(WAVE);
     /// The other lanes are masked off (`EXEC`) while the leader runs and
     /// cannot wait at a barrier: lane work runs in `run_lanes`.
     const LOCKSTEP_LANES: bool = true;
@@ -156,13 +156,13 @@ unsafe impl<const WAVE: u32> Hal for AmdHal<WAVE> {
     /// `gpu-ld`'s whole-wave call: `EXEC` saved, every lane on, `f(data,
     /// lane)` on all of them at once, `EXEC` restored (`crate::lanes`).
     #[inline(always)]
-    unsafe fn run_lanes(f: rt_common::lanes::LaneFn, data: *const u8) {
+    unsafe fn run_lanes(f: rt_abi::abi::LaneFn, data: *const u8) {
         // SAFETY: the trait's contract.
         unsafe { crate::lanes::__gpu_amd_wave_call(f, data) }
     }
     /// Frames live in global memory (shared stacks): switch the calling
     /// lane's stack pointer and limit to `stack` for the call.
-    unsafe fn call_on_stack(entry: rt_common::threads::Entry, data: *mut u8, stack: *mut u8, len: usize) {
+    unsafe fn call_on_stack(entry: rt_abi::abi::Entry, data: *mut u8, stack: *mut u8, len: usize) {
         // SAFETY: the trait's contract.
         unsafe { crate::stack::call_on_stack(entry, data, stack, len) }
     }

@@ -18,7 +18,7 @@
 //! (rustc's built-in `amdgcn-amd-amdhsa` target links with rust-lld, not
 //! `gpu-ld`): one lane, the leader, as before.
 
-use rt_common::lanes::LaneFn;
+use rt_abi::abi::LaneFn;
 
 /// Lanes `__gpu_amd_wave_call` runs its function on: 1 here; `gpu-ld`'s
 /// definition returns the wave size.
@@ -39,3 +39,6 @@ pub unsafe extern "C" fn __gpu_amd_wave_call(f: LaneFn, data: *const u8) {
     // SAFETY: the caller's contract.
     unsafe { f(data, 0) }
 }
+
+rt_abi::assert_symbol!(__gpu_amd_wave_lanes, rt_abi::symbols::AMD_WAVE_LANES);
+rt_abi::assert_symbol!(__gpu_amd_wave_call, rt_abi::symbols::AMD_WAVE_CALL);

@@ -1,6 +1,7 @@
-//! The AMD half of shared stacks: the slot, the overflow handler and the
-//! stack switch (`rt_common::stack` has the shared code and the contract;
-//! the linker's half is `gpu-ld/src/shared_stack.rs`).
+//! The AMD half of shared stacks: the slot and the stack switch
+//! (`rt_common::stack` has the shared code and the contract; the linker's
+//! half is `gpu-ld/src/shared_stack.rs`; the overflow handler the linker's
+//! frames call is in `start.rs`).
 //!
 //! Every lane of a wave runs frames (the leader its thread, the others
 //! `gpu_lanes` work: `Hal::PARALLEL_LANES` = the wave size), so each wave
@@ -10,29 +11,13 @@
 use core::sync::atomic::AtomicPtr;
 
 use rt_common::stack::LaneStack;
-use rt_common::threads::Entry;
-
-unsafe extern "C" {
-    /// `s_trap 2`: ends the kernel with an error the launcher reports.
-    #[link_name = "llvm.trap"]
-    fn llvm_trap() -> !;
-}
+use rt_abi::abi::Entry;
 
 /// The flat address of the calling lane's [`LaneStack`] (see
 /// `rt_common::stack`: a scratch address names each lane's own memory).
 /// Read by every function the linker rewrote.
 #[unsafe(no_mangle)]
 pub static __gpu_stack_slot: AtomicPtr<LaneStack> = AtomicPtr::new(core::ptr::null_mut());
-
-/// The linker's frames call this when a frame would go below the limit.
-#[unsafe(no_mangle)]
-pub extern "C" fn __gpu_stack_overflow() -> ! {
-    fn trap() -> ! {
-        // SAFETY: a trap instruction; it does not return.
-        unsafe { llvm_trap() }
-    }
-    with_amd_hal!(H => rt_common::stack::overflow_on_slot::<H>(&crate::RUNTIME, &__gpu_stack_slot, trap))
-}
 
 /// [`rt_common::Hal::call_on_stack`] for AMD.
 ///
@@ -42,3 +27,5 @@ pub unsafe fn call_on_stack(entry: Entry, data: *mut u8, stack: *mut u8, len: us
     // SAFETY: the caller's contract; the slot is this runtime's.
     unsafe { rt_common::stack::call_on_stack(&__gpu_stack_slot, entry, data, stack, len) }
 }
+
+rt_abi::assert_symbol!(__gpu_stack_slot, rt_abi::symbols::STACK_SLOT);

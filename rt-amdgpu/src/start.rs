@@ -1,8 +1,9 @@
-//! The kernel entry: every lane of every wavefront starts here.
+//! The kernel entry, where every lane of every wavefront starts, and the
+//! handler the linker's frames call on a stack overflow.
 
 use core::mem::MaybeUninit;
 
-use rt_common::protocol::LaunchBlock;
+use rt_abi::protocol::LaunchBlock;
 use rt_common::stack::{FALLBACK_STACK_WORDS, LaneStack, enter_kernel};
 use rt_common::hal::out_of_line;
 use rt_common::{Hal, start::warp_main};
@@ -83,3 +84,22 @@ unsafe fn run_leader<H: Hal>(launch: *const LaunchBlock) {
     // `main` the program's C main.
     unsafe { warp_main::<H>(&RUNTIME, launch, || main(0, core::ptr::null())) };
 }
+
+unsafe extern "C" {
+    /// `s_trap 2`: ends the kernel with an error the launcher reports.
+    #[link_name = "llvm.trap"]
+    fn llvm_trap() -> !;
+}
+
+/// The linker's frames call this when a frame would go below the limit.
+#[unsafe(no_mangle)]
+pub extern "C" fn __gpu_stack_overflow() -> ! {
+    fn trap() -> ! {
+        // SAFETY: a trap instruction; it does not return.
+        unsafe { llvm_trap() }
+    }
+    with_amd_hal!(H => rt_common::stack::overflow_on_slot::<H>(&crate::RUNTIME, &__gpu_stack_slot, trap))
+}
+
+rt_abi::assert_symbol!(__gpu_start, rt_abi::symbols::KERNEL_ENTRY);
+rt_abi::assert_symbol!(__gpu_stack_overflow, rt_abi::symbols::STACK_OVERFLOW);

@@ -1,4 +1,4 @@
-//! The generic bodies of the `__gpu_std_*` functions ([`crate::abi`]).
+//! The generic bodies of the `__gpu_std_*` functions ([`rt_abi::abi`]).
 //!
 //! [`define_gpu_std_abi!`](crate::define_gpu_std_abi) defines the exported
 //! `extern "C"` symbols once, forwarding here; each vendor crate invokes it.
@@ -10,11 +10,12 @@
 //! `gpu_lanes::for_each_lane` calling them aborts the program with a message
 //! instead of racing with lane 0.
 
-use crate::abi::{ERR_BAD_FD, EXIT_ABORT, EXIT_PANIC};
+use rt_abi::abi::{ERR_BAD_FD, EXIT_ABORT, EXIT_PANIC};
 use crate::hal::Hal;
-use crate::lanes::{self, LaneFn, leader_only};
+use crate::lanes::{self, leader_only};
+use rt_abi::abi::{Entry, LaneFn};
 use crate::primitive::AtomicU32;
-use crate::protocol::{OP_NOP, OP_RANDOM, RING_PAYLOAD_BYTES};
+use rt_abi::protocol::{OP_NOP, OP_RANDOM, RING_PAYLOAD_BYTES};
 use crate::ring::{self, Packet};
 use crate::runtime::{Runtime, leave_if_exiting};
 use crate::{futex, process, threads, tls};
@@ -28,9 +29,9 @@ pub use process::{arg, argc, env, envc, monotonic_ns, random_u64, unix_time_ns};
 pub unsafe fn spawn<H: Hal>(
     rt: &Runtime,
     stack_size: usize,
-    entry: threads::Entry,
+    entry: Entry,
     data: *mut u8,
-    on_detach: Option<threads::Entry>,
+    on_detach: Option<Entry>,
 ) -> i64 {
     leader_only::<H>(rt, "spawn");
     // SAFETY: the caller's contract.
@@ -340,7 +341,7 @@ pub unsafe fn random_bytes<H: Hal>(rt: &Runtime, dest: *mut u8, len: usize) -> b
     true
 }
 
-/// `__gpu_std_host_call`: one call of [`crate::hostcall`] — files,
+/// `__gpu_std_host_call`: one call of [`rt_abi::hostcall`] — files,
 /// directories, stdin. Returns the status (`-errno` on failure) and stores
 /// the reply's total length in `reply_len` (which may exceed `reply_cap`;
 /// only `reply_cap` bytes are written). Without a usable ring: `-ENOSYS`.
@@ -362,7 +363,7 @@ pub unsafe fn host_call<H: Hal>(
     reply_cap: usize,
     reply_len: *mut usize,
 ) -> i64 {
-    use crate::hostcall::{CALL_STDIN_READ, errno};
+    use rt_abi::hostcall::{CALL_STDIN_READ, errno};
     leader_only::<H>(rt, "host_call");
     let me = rt.me::<H>();
     let slot = rt.my_slot::<H>();
@@ -383,9 +384,9 @@ pub unsafe fn host_call<H: Hal>(
     }
     // The host takes a request past MAX_REQUEST as a protocol violation:
     // refuse it here, as the OS refuses an over-long path.
-    if (head.len() + body.len()) as u64 > crate::hostcall::MAX_REQUEST {
+    if (head.len() + body.len()) as u64 > rt_abi::hostcall::MAX_REQUEST {
         // Only a write carries data; every other body is paths.
-        return -i64::from(if call == crate::hostcall::CALL_WRITE { errno::EINVAL } else { errno::ENAMETOOLONG });
+        return -i64::from(if call == rt_abi::hostcall::CALL_WRITE { errno::EINVAL } else { errno::ENAMETOOLONG });
     }
     let mut nap_ns: u32 = 20_000;
     loop {
@@ -393,13 +394,13 @@ pub unsafe fn host_call<H: Hal>(
         if call == CALL_STDIN_READ && status == -i64::from(errno::EAGAIN) {
             // No input yet: wait as a sleeping thread would (reported as
             // waiting for the host), up to 1 ms between asks.
-            slot.wait.store(crate::protocol::WAIT_HOST, crate::primitive::Ordering::Relaxed);
+            slot.wait.store(rt_abi::protocol::WAIT_HOST, crate::primitive::Ordering::Relaxed);
             H::sleep_ns(nap_ns);
             nap_ns = (nap_ns * 2).min(1_000_000);
             leave_if_exiting::<H>(slot);
             continue;
         }
-        slot.wait.store(crate::protocol::WAIT_NONE, crate::primitive::Ordering::Relaxed);
+        slot.wait.store(rt_abi::protocol::WAIT_NONE, crate::primitive::Ordering::Relaxed);
         // SAFETY: the caller's contract.
         unsafe { reply_len.write(usize::try_from(total).unwrap_or(usize::MAX)) };
         return status;

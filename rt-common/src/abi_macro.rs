@@ -1,7 +1,7 @@
 //! `define_gpu_std_abi!`: the `#[no_mangle]` definitions of every
-//! [`crate::abi`] function, written once.
+//! [`rt_abi::abi`] function, written once.
 
-/// Defines every `__gpu_std_*` function of [`crate::abi`] (and
+/// Defines every `__gpu_std_*` function of [`rt_abi::abi`] (and
 /// `__gpu_rt_host_call_nop` for benchmarks), forwarding to
 /// [`crate::abi_impl`]. std's sys layer imports these very functions from
 /// the vendor crate (`pub use rt_nvptx::{__gpu_std_alloc, ..}`), so its
@@ -204,10 +204,11 @@ macro_rules! define_gpu_std_abi {
         // (gpu-ld/src/lanes_wanted.rs).
         #[unsafe(no_mangle)]
         #[inline(never)]
-        pub unsafe extern "C" fn __gpu_std_lanes_run(f: $crate::lanes::LaneFn, data: *const u8) {
+        pub unsafe extern "C" fn __gpu_std_lanes_run(f: $crate::rt_abi::abi::LaneFn, data: *const u8) {
             // SAFETY: see above (gpu-lanes makes f(data, lane) sound on every lane).
             $with_hal!(H => unsafe { $crate::abi_impl::lanes_run::<H>($rt, f, data) })
         }
+        $crate::rt_abi::assert_symbol!(__gpu_std_lanes_run, $crate::rt_abi::symbols::LANES_RUN);
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn __gpu_std_lane_count() -> u32 {
             $with_hal!(H => $crate::abi_impl::lane_count::<H>())
@@ -224,7 +225,7 @@ macro_rules! define_gpu_std_abi {
             // SAFETY: the caller's contract.
             match $with_hal!(H => unsafe { $crate::abi_impl::random_bytes::<H>($rt, dest, len) }) {
                 true => Ok(()),
-                false => Err($crate::abi::GETRANDOM_NO_HOST),
+                false => Err($crate::rt_abi::abi::GETRANDOM_NO_HOST),
             }
         }
         /// The same for getrandom 0.2 (its `custom` feature).
@@ -236,7 +237,7 @@ macro_rules! define_gpu_std_abi {
             // SAFETY: the caller's contract.
             match $with_hal!(H => unsafe { $crate::abi_impl::random_bytes::<H>($rt, dest, len) }) {
                 true => 0,
-                false => $crate::abi::GETRANDOM_NO_HOST.get(),
+                false => $crate::rt_abi::abi::GETRANDOM_NO_HOST.get(),
             }
         }
 

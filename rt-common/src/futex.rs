@@ -10,7 +10,7 @@
 use crate::backoff::Backoff;
 use crate::hal::{Hal, ticks_to_ns};
 use crate::primitive::{AtomicU32, Ordering::Relaxed};
-use crate::protocol::{WAIT_LOCK, WAIT_NONE};
+use rt_abi::protocol::{WAIT_LOCK, WAIT_NONE};
 use crate::runtime::{Runtime, leave_if_exiting};
 
 /// `__gpu_std_futex_wait`: waits while `*word == expected`, at most

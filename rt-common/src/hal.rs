@@ -68,7 +68,7 @@ pub unsafe trait Hal: 'static {
     /// `Runtime::my_slot` indexes). NVIDIA reads a copy in shared memory
     /// instead, which no fence empties (`rt_nvptx::start`).
     #[inline(always)]
-    fn thread_table(launch: &crate::protocol::LaunchBlock) -> u64 {
+    fn thread_table(launch: &rt_abi::protocol::LaunchBlock) -> u64 {
         launch.threads
     }
     /// The calling warp's private state ([`WarpPrivate`]); `own` is the
@@ -118,7 +118,7 @@ pub unsafe trait Hal: 'static {
     /// # Safety
     /// `entry(data)` is sound to call here; `stack` is valid for `len` bytes
     /// and used by nothing else until this returns.
-    unsafe fn call_on_stack(entry: crate::threads::Entry, data: *mut u8, stack: *mut u8, len: usize) {
+    unsafe fn call_on_stack(entry: rt_abi::abi::Entry, data: *mut u8, stack: *mut u8, len: usize) {
         let _ = (stack, len);
         // SAFETY: the caller's contract.
         unsafe { entry(data) }
@@ -139,7 +139,7 @@ pub unsafe trait Hal: 'static {
     /// `f(data, lane)` is sound to call on every lane (`data` in memory every
     /// lane reaches: heap or static, not the caller's stack).
     #[inline(always)]
-    unsafe fn run_lanes(f: crate::lanes::LaneFn, data: *const u8) {
+    unsafe fn run_lanes(f: rt_abi::abi::LaneFn, data: *const u8) {
         // SAFETY: the caller's contract.
         unsafe { f(data, 0) }
     }

@@ -64,7 +64,7 @@
 
 use core::fmt::Write;
 
-use crate::abi::EXIT_ABORT;
+use rt_abi::abi::EXIT_ABORT;
 use crate::hal::Hal;
 use crate::primitive::{AtomicU32, Ordering::Relaxed};
 use crate::process;
@@ -73,8 +73,7 @@ use crate::runtime::{MAX_WAIT_SLEEP_NS, Runtime};
 use crate::slot::Slot;
 use crate::start::Msg;
 
-/// A lane function: `f(data, lane)`.
-pub type LaneFn = unsafe extern "C" fn(*const u8, u32);
+use rt_abi::abi::LaneFn;
 
 /// Mask of every lane of an `H` warp.
 #[inline(always)]
@@ -195,7 +194,7 @@ unsafe extern "C" fn lockstep_entry<H: Hal>(slot: *const u8, lane: u32) {
 ///
 /// # Safety
 /// `launch` is null or the kernel's launch block, valid for the program.
-pub unsafe fn lane_slot<'a, H: Hal>(launch: *const crate::protocol::LaunchBlock) -> Option<&'a Slot> {
+pub unsafe fn lane_slot<'a, H: Hal>(launch: *const rt_abi::protocol::LaunchBlock) -> Option<&'a Slot> {
     if launch.is_null() {
         return None;
     }
@@ -259,7 +258,7 @@ pub fn leader_only<H: Hal>(rt: &Runtime, what: &str) {
 }
 
 /// The message [`leader_only`] prints.
-pub(crate) fn misuse_message(msg: &mut Msg, what: &str, lane: u32) {
+pub fn misuse_message(msg: &mut Msg, what: &str, lane: u32) {
     let _ = write!(
         msg,
         "gpu runtime: `{what}` called from lane {lane} inside gpu_lanes::for_each_lane: \

@@ -4,15 +4,15 @@
 //! words (slot state, join/detach word, exit flag, ring sequence words) are
 //! loom atomics so `loom` explores their interleavings. Everything else
 //! (heap lists, TLS tables) uses `core` atomics directly: it is exercised by
-//! the stress tests, not modelled.
+//! the stress tests, not modelled. Public for rt-host's loom models.
 
 #[cfg(not(loom))]
-pub(crate) use core::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, fence};
+pub use core::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, fence};
 
 #[cfg(loom)]
-pub(crate) use loom::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, fence};
+pub use loom::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, fence};
 
-pub(crate) use core::sync::atomic::Ordering;
+pub use core::sync::atomic::Ordering;
 
 /// Defines `const fn new()` normally and a plain `fn new()` under loom, whose
 /// atomics cannot be built in const context.

@@ -4,7 +4,7 @@ use core::sync::atomic::Ordering::Relaxed as CoreRelaxed;
 
 use crate::hal::{Hal, ticks_to_ns};
 use crate::primitive::Ordering::Relaxed;
-use crate::protocol::{OP_ABORT, OP_EXIT, StrRef, THREAD_EXITED};
+use rt_abi::protocol::{OP_ABORT, OP_EXIT, StrRef, THREAD_EXITED};
 use crate::ring::{self, Packet};
 use crate::runtime::Runtime;
 

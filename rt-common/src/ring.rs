@@ -22,11 +22,15 @@ use crate::primitive::{
     AtomicU32, AtomicU64,
     Ordering::{Acquire, Relaxed},
 };
-use crate::protocol::{
+use rt_abi::protocol::{
     FLAG_MORE, FLAG_REPLY, OP_WRITE, RING_MAGIC, RING_PAYLOAD_BYTES, RING_SLOT_BYTES,
     RING_SLOTS_OFFSET, RingHeader, RingRoom, RingSlotHeader, WAIT_HOST, WAIT_NONE,
 };
 use crate::ring_room;
+
+// gpu-ld keeps system scope only in this module's functions, found by its
+// path (`rt_abi::symbols::RING_MODULE`).
+const _: () = assert!(rt_abi::symbols::same(module_path!(), rt_abi::symbols::RING_MODULE));
 
 /// The fixed header fields of one packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,9 +88,9 @@ pub struct RawRing {
     /// Address of the [`RingHeader`]; 0 if the ring is unusable.
     base: usize,
     capacity: u64,
-    /// Address of [`LaunchBlock::ring_tickets`](crate::protocol::LaunchBlock::ring_tickets).
+    /// Address of [`LaunchBlock::ring_tickets`](rt_abi::protocol::LaunchBlock::ring_tickets).
     tickets: usize,
-    /// Address of the [`RingRoom`] ([`LaunchBlock::ring_room`](crate::protocol::LaunchBlock::ring_room)).
+    /// Address of the [`RingRoom`] ([`LaunchBlock::ring_room`](rt_abi::protocol::LaunchBlock::ring_room)).
     room: usize,
 }
 
@@ -522,8 +526,8 @@ fn wait_taken_at<H: Hal, M: RingMem>(m: &M, wait: &AtomicU32, max_sleep_ns: u32,
     wait_host::<H>(wait, max_sleep_ns, || m.consumed().load(Relaxed) > t);
 }
 
-/// A host call ([`crate::hostcall`]): sends the request `head ++ body` in
-/// [`OP_CALL`](crate::hostcall::OP_CALL) packets, waits for the reply, and
+/// A host call ([`rt_abi::hostcall`]): sends the request `head ++ body` in
+/// [`OP_CALL`](rt_abi::hostcall::OP_CALL) packets, waits for the reply, and
 /// copies up to `reply.len()` of its bytes into `reply` (fetching beyond
 /// the first slot with `OP_CALL_MORE`). Returns the status and the reply's
 /// total length (which may exceed `reply.len()`; the rest is dropped).
@@ -538,7 +542,7 @@ pub fn host_call<H: Hal, M: RingMem>(
     body: &[u8],
     reply: &mut [u8],
 ) -> (i64, u64) {
-    use crate::hostcall::{FIRST_REPLY_BYTES, OP_CALL, REPLY_HEAD_BYTES, ReplyHead};
+    use rt_abi::hostcall::{FIRST_REPLY_BYTES, OP_CALL, REPLY_HEAD_BYTES, ReplyHead};
     let total = head.len() + body.len();
     let mut chunk = [0u8; RING_PAYLOAD_BYTES];
     let mut sent = 0;
@@ -599,7 +603,7 @@ const FETCH_IN_FLIGHT: usize = 8;
 /// never waits on itself.
 #[inline(never)]
 fn fetch_reply<H: Hal, M: RingMem>(m: &M, wait: &AtomicU32, max_sleep_ns: u32, thread: u32, from: usize, out: &mut [u8]) {
-    use crate::hostcall::OP_CALL_MORE;
+    use rt_abi::hostcall::OP_CALL_MORE;
     let cap = m.capacity();
     // Unread replies: (ticket, offset), oldest first.
     let mut pending = [(0u64, 0usize); FETCH_IN_FLIGHT];

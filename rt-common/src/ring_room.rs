@@ -1,4 +1,4 @@
-//! The host-call ring's room ([`RingRoom`](crate::protocol::RingRoom)):
+//! The host-call ring's room ([`RingRoom`](rt_abi::protocol::RingRoom)):
 //! the producers' view, in device memory, of which slots are free.
 //!
 //! Its own module, apart from `ring`: the GPU linker keeps system scope for

@@ -15,13 +15,12 @@ use crate::backoff::Backoff;
 use crate::hal::Hal;
 use crate::heap::Heap;
 use crate::primitive::{Ordering::Relaxed, maybe_const_fn};
-use crate::protocol::{LaunchBlock, THREAD_EXITED, WAIT_NONE};
+use rt_abi::protocol::{LaunchBlock, THREAD_EXITED, WAIT_NONE};
 use crate::ring::RawRing;
 use crate::slot::{SLOT_STRIDE, Slot};
 use crate::tls::TlsKeys;
 
-/// Longest idle sleep when `LaunchBlock::idle_sleep_ns` is 0.
-pub const DEFAULT_IDLE_SLEEP_NS: u32 = 1000;
+use rt_abi::protocol::DEFAULT_IDLE_SLEEP_NS;
 /// Cap of the sleeps of blocked threads (join, futex, ring): a waiter whose
 /// sleep is this long wakes at most this late after its condition holds.
 pub const MAX_WAIT_SLEEP_NS: u32 = 1000;
@@ -134,6 +133,12 @@ impl Runtime {
     #[inline]
     pub fn wait_sleep_ns(&self) -> u32 {
         self.config().wait_sleep_ns
+    }
+
+    /// The device heap.
+    #[inline]
+    pub fn heap(&self) -> &Heap {
+        &self.heap
     }
 
     /// The host ring.

@@ -28,10 +28,10 @@
 use core::cell::UnsafeCell;
 use core::sync::atomic::AtomicPtr as CoreAtomicPtr;
 
-use crate::abi::{TLS_KEYS, TLS_RESERVED_KEYS};
+use rt_abi::abi::{TLS_KEYS, TLS_RESERVED_KEYS};
 use crate::primitive::{AtomicPtr, AtomicU32, AtomicUsize, maybe_const_fn};
 #[cfg(not(loom))]
-use crate::protocol::{THREAD_SLOT_BYTES, ThreadSlotPublic};
+use rt_abi::protocol::{THREAD_SLOT_BYTES, ThreadSlotPublic};
 
 /// `fin`: the thread's entry returned.
 pub const FIN_DONE: u32 = 1;

@@ -6,7 +6,7 @@
 //! to a local is valid in every thread. Each frame checks the lane's limit;
 //! below it, the vendor's overflow handler ([`overflow_on_slot`]) lowers the
 //! limit into the lane's reserve
-//! ([`STACK_RESERVE_BYTES`](crate::protocol::STACK_RESERVE_BYTES)) and calls
+//! ([`STACK_RESERVE_BYTES`](rt_abi::protocol::STACK_RESERVE_BYTES)) and calls
 //! [`overflow`], which reports like std and aborts.
 //!
 //! Frames are one of two stacks a lane uses: the driver's per-lane *call
@@ -41,12 +41,12 @@ use core::sync::atomic::{AtomicPtr, Ordering::Relaxed};
 
 use crate::hal::Hal;
 use crate::lanes::abort_with;
-use crate::protocol::{
+use rt_abi::protocol::{
     ABI_VERSION, CALL_STACK_RESERVE_BYTES, LANE_STACK_BYTES, LAUNCH_MAGIC, LaunchBlock, STACK_RESERVE_BYTES, lane_stack,
 };
 use crate::runtime::Runtime;
 use crate::start::Msg;
-use crate::threads::Entry;
+use rt_abi::abi::Entry;
 
 /// A lane's `[stack pointer, limit, call-stack floor]`: frames must stay at
 /// or above the limit, and the driver's call stack pointer

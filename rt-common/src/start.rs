@@ -4,11 +4,11 @@
 
 use core::fmt::Write;
 
-use crate::abi::EXIT_ABORT;
+use rt_abi::abi::EXIT_ABORT;
 use crate::hal::Hal;
 use crate::primitive::{AtomicU32, Ordering::Relaxed};
 use crate::process::end_program;
-use crate::protocol::{ABI_VERSION, LAUNCH_MAGIC, LaunchBlock, OP_ABORT, OP_EXIT, THREAD_RUNNING};
+use rt_abi::protocol::{ABI_VERSION, LAUNCH_MAGIC, LaunchBlock, OP_ABORT, OP_EXIT, THREAD_RUNNING};
 use crate::ring::{self, Packet, RawRing};
 use crate::runtime::{MAX_WAIT_SLEEP_NS, Runtime, idle_sleep_of, slot_at};
 use crate::threads::idle_loop;
@@ -142,19 +142,19 @@ unsafe fn report_and_abort<H: Hal>(lb: &LaunchBlock, msg: &Msg) {
 }
 
 /// A fixed-size message buffer (no allocator yet); truncates when full.
-pub(crate) struct Msg {
+pub struct Msg {
     buf: [u8; 256],
     len: usize,
 }
 
 impl Msg {
-    pub(crate) fn new() -> Self {
+    pub fn new() -> Self {
         Msg {
             buf: [0; 256],
             len: 0,
         }
     }
-    pub(crate) fn as_bytes(&self) -> &[u8] {
+    pub fn as_bytes(&self) -> &[u8] {
         &self.buf[..self.len]
     }
 }

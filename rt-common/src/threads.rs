@@ -5,19 +5,18 @@
 //! other lanes wait at the kernel entry's warp barrier (NVIDIA) or are
 //! masked off (AMD) and issue nothing.
 
-use crate::abi::{ERR_NO_FREE_WARP, ERR_NO_STACK_MEMORY, ERR_STACK_TOO_BIG};
+use rt_abi::abi::{ERR_NO_FREE_WARP, ERR_NO_STACK_MEMORY, ERR_STACK_TOO_BIG};
 use crate::backoff::Backoff;
 use crate::hal::{Hal, ticks_to_ns};
 use crate::primitive::Ordering::{Acquire, Relaxed, Release};
-use crate::protocol::{
+use rt_abi::protocol::{
     THREAD_CLAIMED, THREAD_EXITED, THREAD_FINISHED, THREAD_FREE, THREAD_RUNNING, WAIT_JOIN,
     WAIT_NONE, WAIT_SLEEP,
 };
 use crate::runtime::{Runtime, leave_if_exiting};
 use crate::slot::{FIN_DETACHED, FIN_DONE, NAME_BYTES, NO_JOINER, Slot};
 
-/// A thread's entry. Called through `extern "C"` exactly as std passed it.
-pub type Entry = unsafe extern "C" fn(*mut u8);
+use rt_abi::abi::Entry;
 
 /// Alignment of a thread stack taken from the heap.
 pub const STACK_ALIGN: usize = 16;

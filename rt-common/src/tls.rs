@@ -16,7 +16,7 @@
 
 use core::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
-use crate::abi::{TLS_KEYS, TLS_RESERVED_KEYS};
+use rt_abi::abi::{TLS_KEYS, TLS_RESERVED_KEYS};
 use crate::hal::Hal;
 use crate::runtime::Runtime;
 use crate::slot::Slot;

@@ -1,9 +1,11 @@
 //! [`NvHal`]: the NVIDIA primitives, in the order of `rt-amdgpu/src/hal.rs`.
 
 use core::arch::asm;
-use core::sync::atomic::{Ordering, fence};
+use core::sync::atomic::{AtomicU64, Ordering, fence};
 
+use rt_abi::protocol::NVIDIA_MAX_BLOCK_WARPS;
 use rt_common::Hal;
+use rt_common::slot::WarpPrivate;
 
 /// An NVIDIA warp: 32 lanes; `%globaltimer` in ns.
 #[derive(Clone, Copy, Debug, Default)]
@@ -16,7 +18,7 @@ pub struct NvHal;
 unsafe impl Hal for NvHal {
     const LANES: u32 = 32;
     /// The other 31 lanes run `lanes::lane_loop` (see `start.rs`).
-    const PARALLEL_LANES: u32 = rt_common::protocol::NVIDIA_FRAME_LANES;
+    const PARALLEL_LANES: u32 = rt_abi::protocol::NVIDIA_FRAME_LANES;
     const CLOCK_HZ: u64 = 1_000_000_000;
     const WAKES: bool = false;
 
@@ -105,8 +107,8 @@ unsafe impl Hal for NvHal {
     /// memory: a fence empties the SM's L1, and the launch block's copy
     /// there was an L2 round trip again after each.
     #[inline(always)]
-    fn thread_table(_launch: &rt_common::protocol::LaunchBlock) -> u64 {
-        crate::start::__gpu_thread_table.load(Ordering::Relaxed)
+    fn thread_table(_launch: &rt_abi::protocol::LaunchBlock) -> u64 {
+        __gpu_thread_table.load(Ordering::Relaxed)
     }
     /// The calling warp's entry of `start::__gpu_warp_private`, in the
     /// block's shared memory (`own` is not read).
@@ -169,7 +171,7 @@ unsafe impl Hal for NvHal {
     fn wake(_index: u32) {}
     /// Frames live in global memory (shared stacks): switch the lane's
     /// stack pointer and limit to `stack` for the call.
-    unsafe fn call_on_stack(entry: rt_common::threads::Entry, data: *mut u8, stack: *mut u8, len: usize) {
+    unsafe fn call_on_stack(entry: rt_abi::abi::Entry, data: *mut u8, stack: *mut u8, len: usize) {
         // SAFETY: the trait's contract.
         unsafe { crate::stack::call_on_stack(entry, data, stack, len) }
     }
@@ -184,6 +186,26 @@ impl NvHal {
         let tid: u32;
         // SAFETY: reads a special register.
         unsafe { asm!("mov.u32 {t}, %tid.x;", t = out(reg32) tid, options(nomem, nostack, pure)) };
-        &crate::start::__gpu_warp_private[(tid / Self::LANES) as usize % rt_common::protocol::NVIDIA_MAX_BLOCK_WARPS]
+        &__gpu_warp_private[(tid / Self::LANES) as usize % rt_abi::protocol::NVIDIA_MAX_BLOCK_WARPS]
     }
 }
+
+/// The thread table's address (`LaunchBlock::threads`), stored by every lane
+/// at kernel start and read by `NvHal::thread_table`: the same value in every
+/// lane, so the copy in each block's shared memory that `gpu-ld` makes of it
+/// holds what this global would (gpu-ld/src/block_shared.rs).
+#[unsafe(no_mangle)]
+pub static __gpu_thread_table: AtomicU64 = AtomicU64::new(0);
+
+/// Each warp's private state ([`WarpPrivate`]: its heap cache, std's
+/// reserved thread-locals), indexed by the warp's place in its block and
+/// read by `NvHal::warp_private`. `gpu-ld` moves it to shared memory, one
+/// copy per block (gpu-ld/src/block_shared.rs), where no fence
+/// empties it; each warp's leader zeroes its own entry at start
+/// (`start::run_leader`) before anything reads it.
+#[unsafe(no_mangle)]
+pub static __gpu_warp_private: [WarpPrivate; NVIDIA_MAX_BLOCK_WARPS] =
+    [const { WarpPrivate::new() }; NVIDIA_MAX_BLOCK_WARPS];
+
+rt_abi::assert_symbol!(__gpu_thread_table, rt_abi::symbols::THREAD_TABLE);
+rt_abi::assert_symbol!(__gpu_warp_private, rt_abi::symbols::WARP_PRIVATE);

@@ -8,10 +8,10 @@
 
 /// What std's sys layer shares with the runtime beyond the `__gpu_std_*`
 /// functions (the `ERR_*` codes): std names them here, so there is one
-/// definition, `rt_common::abi`.
-pub use rt_common::abi as std_abi;
+/// definition, `rt_abi::abi`.
+pub use rt_abi::abi as std_abi;
 /// The host-call contract std's file system and stdin encode (`hostcall.rs`).
-pub use rt_common::hostcall as std_hostcall;
+pub use rt_abi::hostcall as std_hostcall;
 
 #[cfg(target_arch = "nvptx64")]
 pub mod hal;

@@ -1,34 +1,17 @@
-//! The kernel entry: every lane of every warp starts here.
+//! The kernel entry, where every lane of every warp starts, and the
+//! handler the linker's frames call on a stack overflow.
 
 use rt_common::lanes::{full_mask, lane_loop, lane_slot};
-use core::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use rt_common::protocol::{LaunchBlock, NVIDIA_MAX_BLOCK_WARPS};
-use rt_common::slot::WarpPrivate;
+use core::sync::atomic::Ordering::Relaxed;
+use rt_abi::protocol::LaunchBlock;
 use rt_common::{Hal, start::warp_main};
 
 use core::mem::MaybeUninit;
 
 use crate::RUNTIME;
-use crate::hal::NvHal;
+use crate::hal::{NvHal, __gpu_thread_table};
 use crate::stack::__gpu_stack_slot;
 use rt_common::stack::{FALLBACK_STACK_WORDS, LaneStack, enter_kernel, launch_thread_table};
-
-/// The thread table's address (`LaunchBlock::threads`), stored by every lane
-/// at kernel start and read by `NvHal::thread_table`: the same value in every
-/// lane, so the copy in each block's shared memory that `gpu-ld` makes of it
-/// holds what this global would (gpu-ld/src/block_shared.rs).
-#[unsafe(no_mangle)]
-pub static __gpu_thread_table: AtomicU64 = AtomicU64::new(0);
-
-/// Each warp's private state ([`WarpPrivate`]: its heap cache, std's
-/// reserved thread-locals), indexed by the warp's place in its block and
-/// read by `NvHal::warp_private`. `gpu-ld` moves it to shared memory, one
-/// copy per block (gpu-ld/src/block_shared.rs), where no fence
-/// empties it; each warp's leader zeroes its own entry at start
-/// ([`run_leader`]) before anything reads it.
-#[unsafe(no_mangle)]
-pub static __gpu_warp_private: [WarpPrivate; NVIDIA_MAX_BLOCK_WARPS] =
-    [const { WarpPrivate::new() }; NVIDIA_MAX_BLOCK_WARPS];
 
 unsafe extern "C" {
     /// The C `main` rustc generates for a `bin` crate (std's args come from
@@ -129,3 +112,17 @@ unsafe fn start_lane(launch: *const LaunchBlock) {
         unsafe { lane_loop::<NvHal>(slot, seen) };
     }
 }
+
+/// The linker's frames call this when a frame would go below the limit.
+#[unsafe(no_mangle)]
+pub extern "C" fn __gpu_stack_overflow() -> ! {
+    fn trap() -> ! {
+        // SAFETY: `trap` ends the kernel with an error the launcher reports.
+        unsafe { core::arch::asm!("trap;", options(noreturn, nostack)) }
+    }
+    rt_common::stack::overflow_on_slot::<NvHal>(&crate::RUNTIME, &__gpu_stack_slot, trap)
+}
+
+rt_abi::assert_symbol!(__gpu_start, rt_abi::symbols::KERNEL_ENTRY);
+rt_abi::assert_symbol!(__gpu_lanes_wanted, rt_abi::symbols::LANES_WANTED);
+rt_abi::assert_symbol!(__gpu_stack_overflow, rt_abi::symbols::STACK_OVERFLOW);

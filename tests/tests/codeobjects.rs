@@ -88,7 +88,7 @@ fn assert_frames_shared(ptx: &str, example: &str) {
     for name in gpu_ld::block_shared::SYMBOLS {
         let bytes = match name {
             gpu_ld::block_shared::WARP_PRIVATE_SYMBOL => {
-                rt_common::protocol::NVIDIA_MAX_BLOCK_WARPS * core::mem::size_of::<rt_common::slot::WarpPrivate>()
+                rt_abi::protocol::NVIDIA_MAX_BLOCK_WARPS * core::mem::size_of::<rt_common::slot::WarpPrivate>()
             }
             _ => 8,
         };
@@ -100,7 +100,7 @@ fn assert_frames_shared(ptx: &str, example: &str) {
     // Every lane runs the kernel's start function before the leader and the
     // other lanes part: its frame must fit a non-leader lane's stack with
     // the overflow reserve left (the leader's work has a function of its own).
-    let lane_room = rt_common::protocol::LANE_STACK_BYTES - rt_common::protocol::STACK_RESERVE_BYTES;
+    let lane_room = rt_abi::protocol::LANE_STACK_BYTES - rt_abi::protocol::STACK_RESERVE_BYTES;
     let frames = codecheck::ptx_shared_frames(ptx);
     let start = frames.iter().find(|(f, _)| f.contains("8rt_nvptx5start10start_lane"));
     let (_, start_bytes) = start.unwrap_or_else(|| panic!("{example}: start_lane has no moved frame or is inlined: {frames:?}"));
@@ -108,7 +108,8 @@ fn assert_frames_shared(ptx: &str, example: &str) {
     // Device-scope atomics: system scope is left to the host-call ring.
     let sys = codecheck::ptx_system_scope_accesses(ptx);
     assert!(!sys.is_empty(), "{example}: the ring's host-memory accesses lost system scope");
-    assert!(sys.iter().all(|f| f.contains("9rt_common4ring")), "{example}: system-scope accesses outside the ring: {sys:?}");
+    let ring = gpu_ld::device_scope::system_scope_module();
+    assert!(sys.iter().all(|f| f.contains(&ring)), "{example}: system-scope accesses outside the ring: {sys:?}");
 }
 
 /// AMD: the linker moved the frames and marked the code object (as
@@ -149,7 +150,8 @@ fn assert_amd_frames_shared(paths: &gpu_toolchain::Paths, object: &Path, arch: &
     if arch != "gfx1100" {
         let sys = codecheck::amd_system_scope_functions(&disasm);
         assert!(!sys.is_empty(), "{arch}: the ring's host-memory accesses lost system scope");
-        assert!(sys.iter().all(|f| f.contains("9rt_common4ring")), "{arch}: system-scope fences outside the ring: {sys:?}");
+        let ring = gpu_ld::device_scope::system_scope_module();
+        assert!(sys.iter().all(|f| f.contains(&ring)), "{arch}: system-scope fences outside the ring: {sys:?}");
     }
 }
 

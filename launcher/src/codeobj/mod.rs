@@ -9,7 +9,7 @@ pub mod ptx;
 use std::path::{Path, PathBuf};
 
 use object::{Object, ObjectSection, ObjectSymbol};
-use rt_common::protocol::KERNEL_ENTRY;
+use rt_abi::protocol::KERNEL_ENTRY;
 
 use crate::backend::Vendor;
 use amdgpu::Feature;

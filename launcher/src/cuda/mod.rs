@@ -9,7 +9,7 @@ use std::ffi::{CString, c_void};
 use std::mem::MaybeUninit;
 
 use cudarc::driver::{result, sys};
-use rt_common::protocol::{KERNEL_ENTRY, SHARED_STACKS_SYMBOL};
+use rt_abi::protocol::{KERNEL_ENTRY, SHARED_STACKS_SYMBOL};
 
 use crate::backend::{Backend, BackendError, DeviceInfo, KernelInfo, MappedBuf, Vendor, stack_refused};
 use crate::codeobj::{CodeObject, Kind, ptx};
@@ -278,7 +278,7 @@ impl Backend for CudaBackend {
             registers: Some(fattr(CU_FUNC_ATTRIBUTE_NUM_REGS)? as u32),
             local_bytes: Some(fattr(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)? as u64),
             // Every lane runs frames (lane-parallel work: rt-nvptx's start.rs).
-            stack_lanes: rt_common::protocol::NVIDIA_FRAME_LANES,
+            stack_lanes: rt_abi::protocol::NVIDIA_FRAME_LANES,
         })
     }
 

@@ -24,7 +24,7 @@ use std::ffi::{CString, c_int, c_void};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use rt_common::protocol::{KERNEL_ENTRY, SHARED_STACKS_SYMBOL};
+use rt_abi::protocol::{KERNEL_ENTRY, SHARED_STACKS_SYMBOL};
 
 use crate::backend::{Backend, BackendError, DeviceInfo, KernelInfo, MappedBuf, Vendor, paren, stack_refused};
 use crate::codeobj::amdgpu::{TargetId, check_compatible};
@@ -396,7 +396,7 @@ impl Backend for HipBackend {
                 .or(amd.private_segment_size.map(u64::from)),
             shared_stacks: defines_global(api, module, SHARED_STACKS_SYMBOL),
             // Every lane of a wave runs frames (gpu_lanes work: rt-amdgpu's hal.rs).
-            stack_lanes: rt_common::protocol::amd_frame_lanes(amd.lanes()),
+            stack_lanes: rt_abi::protocol::amd_frame_lanes(amd.lanes()),
         })
     }
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::JoinHandle;
 
-use rt_common::protocol::*;
+use rt_abi::protocol::*;
 
 use super::*;
 use crate::backend::{DeviceInfo, KernelInfo, Vendor};

@@ -411,7 +411,7 @@ fn run_gpu(ctx: &Context, args: &BenchArgs, gpu: &Gpu, s: &Spec, programs: &Resu
             Err(e) => vec![not_run(ctx, s, b, &e)],
         };
         let policy = match launch.idle_sleep_ns {
-            0 => format!("idle_sleep_ns=default ({} ns)", rt_common::runtime::DEFAULT_IDLE_SLEEP_NS),
+            0 => format!("idle_sleep_ns=default ({} ns)", rt_abi::protocol::DEFAULT_IDLE_SLEEP_NS),
             n => format!("idle_sleep_ns={n}"),
         };
         for r in &mut got {

@@ -6,7 +6,7 @@ use std::prelude::rust_2024::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::protocol::*;
+use rt_abi::protocol::*;
 
 use super::server::Sink;
 
@@ -138,10 +138,10 @@ impl Producer<'_> {
     }
 
     /// Sends the packets of a host call's request (`head ++ body` in
-    /// [`crate::hostcall::OP_CALL`] packets) without waiting; returns the
+    /// [`rt_abi::hostcall::OP_CALL`] packets) without waiting; returns the
     /// last one's ticket (its reply: [`reply_head`](Self::reply_head)).
     pub fn call_request(&self, thread: u32, call: u32, request: &[u8]) -> u64 {
-        use crate::hostcall::OP_CALL;
+        use rt_abi::hostcall::OP_CALL;
         let total = request.len() as u64;
         let mut chunks = request.chunks(RING_PAYLOAD_BYTES).peekable();
         if chunks.peek().is_none() {
@@ -159,7 +159,7 @@ impl Producer<'_> {
     /// Waits for the reply to the call whose last packet is ticket `t`;
     /// returns its status, total length and first bytes.
     pub fn reply_head(&self, t: u64) -> (i64, u64, Vec<u8>) {
-        use crate::hostcall::{REPLY_HEAD_BYTES, ReplyHead};
+        use rt_abi::hostcall::{REPLY_HEAD_BYTES, ReplyHead};
         let b = self.await_reply_bytes(t, RING_PAYLOAD_BYTES);
         let head = ReplyHead::from_bytes(b[..REPLY_HEAD_BYTES].try_into().unwrap());
         (head.status, head.total, b[REPLY_HEAD_BYTES..].to_vec())
@@ -169,7 +169,7 @@ impl Producer<'_> {
     /// the ring meanwhile: the request, then `OP_CALL_MORE` for the rest of
     /// a long reply (up to `cap` bytes). Returns the status and the reply.
     pub fn call(&self, thread: u32, call: u32, request: &[u8], cap: usize) -> (i64, Vec<u8>) {
-        use crate::hostcall::OP_CALL_MORE;
+        use rt_abi::hostcall::OP_CALL_MORE;
         let t = self.call_request(thread, call, request);
         let (status, total, first) = self.reply_head(t);
         let want = cap.min(total as usize);

@@ -4,8 +4,8 @@ use std::sync::Arc;
 use std::vec::Vec;
 
 use crate::cpu::Cpu32 as H;
-use crate::heap::{Heap, MAX_ALIGN};
-use crate::runtime::Runtime;
+use rt_common::heap::{Heap, MAX_ALIGN};
+use rt_common::runtime::Runtime;
 
 /// A heap over a fresh host buffer of `bytes` (kept alive by the Vec).
 fn heap(bytes: usize) -> (Heap, Vec<u8>) {
@@ -148,8 +148,8 @@ fn concurrent_alloc_free_from_many_threads() {
 /// before touching fresh memory.
 #[test]
 fn warp_cache_publishes_full_lists_and_adopts_them() {
-    use crate::heap::cache_limit;
-    use crate::slot::Slot;
+    use rt_common::heap::cache_limit;
+    use rt_common::slot::Slot;
     let (h, _b) = heap(1 << 20);
     let (a, b) = (Slot::new(), Slot::new());
     let limit = cache_limit(6) as usize; // 64-byte blocks

@@ -10,7 +10,7 @@ use std::vec::Vec;
 
 use super::*;
 use crate::cpu::machine::runtime;
-use crate::protocol::THREAD_FREE;
+use rt_abi::protocol::THREAD_FREE;
 
 /// 100,000 spawn/join cycles: the closure allocates on the device heap, and
 /// main frees a block the child allocated (cross-thread free). Nothing

@@ -1,6 +1,6 @@
 //! A CPU "device": allocates what the launcher would (launch block, zeroed
 //! thread table, heap, ring, args/env), starts one OS thread per warp running
-//! the real kernel start ([`crate::start::warp_main`]) and a host ring
+//! the real kernel start ([`rt_common::start::warp_main`]) and a host ring
 //! consumer, and reports what the program did.
 
 use std::alloc::{Layout, alloc_zeroed, dealloc};
@@ -15,15 +15,15 @@ use std::{format, vec};
 
 use super::host::{self, HostWrite, Received};
 use super::{CpuHal, WarpCtx, ctx, set_ctx};
-use crate::hal::Hal;
+use rt_common::hal::Hal;
 use crate::host_ring::calls::{FsAccess, HostCalls};
 use crate::host_ring::server::Shared as HostShared;
-use crate::protocol::{
+use rt_abi::protocol::{
     ABI_VERSION, LAUNCH_MAGIC, LaunchBlock, StrRef, THREAD_SLOT_BYTES, ring_bytes, ring_room_bytes,
     wait_reason_name,
 };
-use crate::runtime::{Runtime, slot_at};
-use crate::slot::Slot;
+use rt_common::runtime::{Runtime, slot_at};
+use rt_common::slot::Slot;
 
 /// What to launch.
 #[derive(Clone, Debug)]
@@ -349,7 +349,7 @@ fn run_with<H: Hal, F: FnOnce() -> i32 + Send + 'static>(cfg: Config, main: F) -
         slot_states: (0..n)
             .map(|w| shared.slot(w).state.load(Ordering::Relaxed))
             .collect(),
-        heap_in_use: shared.rt.heap.bytes_in_use(&shared.rt),
+        heap_in_use: shared.rt.heap().bytes_in_use(&shared.rt),
         heap_in_use_at_start: *shared.heap_at_start.lock().unwrap(),
     }
 }
@@ -365,8 +365,8 @@ fn warp_thread<H: Hal, F: FnOnce() -> i32>(s: Arc<Shared>, i: u32, lanes: u32, m
         // SAFETY: one call per warp thread, with this machine's launch block
         // and runtime, both alive while `s` is.
         unsafe {
-            crate::start::warp_main::<H>(&s.rt, launch, || {
-                *s.heap_at_start.lock().unwrap() = s.rt.heap.bytes_in_use(&s.rt);
+            rt_common::start::warp_main::<H>(&s.rt, launch, || {
+                *s.heap_at_start.lock().unwrap() = s.rt.heap().bytes_in_use(&s.rt);
                 main.expect("warp 0 has main")()
             })
         }
@@ -392,7 +392,7 @@ fn stuck_report(s: &Shared) -> String {
     for w in 0..s.launch.num_threads {
         let slot = s.slot(w);
         let state = slot.state.load(Ordering::Relaxed);
-        if state == crate::protocol::THREAD_FREE {
+        if state == rt_abi::protocol::THREAD_FREE {
             continue;
         }
         let wait = slot.wait.load(Ordering::Relaxed);

@@ -1,10 +1,10 @@
 //! Unit tests that need no machine.
 
-use crate::backoff::{Backoff, MIN_SLEEP_NS, SPIN_POLLS};
+use rt_common::backoff::{Backoff, MIN_SLEEP_NS, SPIN_POLLS};
 use crate::cpu::{Cpu32, CpuHal};
-use crate::hal::{Hal, ticks_to_ns};
-use crate::heap::class_of;
-use crate::process::splitmix64;
+use rt_common::hal::{Hal, ticks_to_ns};
+use rt_common::heap::class_of;
+use rt_common::process::splitmix64;
 
 /// A test HAL: a 100 MHz clock, one lane, and a count of its acquire fences
 /// ([`ACQUIRES`], which only the thread-local test makes).
@@ -106,9 +106,9 @@ fn splitmix_differs() {
 /// (it packs u32 pairs into 8-byte stores).
 #[test]
 fn raw_ring_fill_matches_the_header_layout() {
-    use crate::primitive::AtomicU32;
-    use crate::protocol::*;
-    use crate::ring::{Packet, RawRing, send};
+    use rt_common::primitive::AtomicU32;
+    use rt_abi::protocol::*;
+    use rt_common::ring::{Packet, RawRing, send};
     use core::mem::offset_of;
     const CAP: u32 = 2;
     // 128-byte aligned memory for the ring (`new` checks the alignment).
@@ -148,7 +148,7 @@ fn raw_ring_fill_matches_the_header_layout() {
 
 #[test]
 fn lane_stacks_tile_the_stacks_region() {
-    use crate::protocol::{LANE_STACK_BYTES, lane_stack, warp_stacks_bytes};
+    use rt_abi::protocol::{LANE_STACK_BYTES, lane_stack, warp_stacks_bytes};
     let stack = 16 << 10;
     for lanes in [32, 64] {
         let per_warp = warp_stacks_bytes(stack, lanes);
@@ -172,9 +172,9 @@ fn lane_stacks_tile_the_stacks_region() {
 /// ends without a lookup once its warp has learnt them.
 #[test]
 fn tls_reserved_keys_are_never_created_and_have_no_destructor() {
-    use crate::abi::{TLS_KEY_STD_CURRENT, TLS_KEY_STD_THREAD_ID, TLS_KEYS, TLS_RESERVED_KEYS};
-    use crate::slot::Slot;
-    use crate::tls::{TlsKeys, get, set};
+    use rt_abi::abi::{TLS_KEY_STD_CURRENT, TLS_KEY_STD_THREAD_ID, TLS_KEYS, TLS_RESERVED_KEYS};
+    use rt_common::slot::Slot;
+    use rt_common::tls::{TlsKeys, get, set};
     assert!(TLS_KEY_STD_CURRENT <= TLS_RESERVED_KEYS && TLS_KEY_STD_THREAD_ID <= TLS_RESERVED_KEYS);
     assert_ne!(TLS_KEY_STD_CURRENT, TLS_KEY_STD_THREAD_ID);
     for fresh in [false, true] {
@@ -187,7 +187,7 @@ fn tls_reserved_keys_are_never_created_and_have_no_destructor() {
         assert!(created[TLS_KEYS - TLS_RESERVED_KEYS..].iter().all(|&k| k == usize::MAX), "the reserved keys are not handed out");
         // Their values are in each warp's private state, which `destroy`
         // may not clear: it leaves a reserved key in use.
-        keys.destroy(&crate::runtime::Runtime::new(), TLS_KEY_STD_CURRENT);
+        keys.destroy(&rt_common::runtime::Runtime::new(), TLS_KEY_STD_CURRENT);
         assert_eq!(keys.create(None), usize::MAX, "a reserved key is never destroyed");
     }
     // (Cpu32, not Hz100M: the test below counts Hz100M's fences.)
@@ -208,8 +208,8 @@ fn tls_reserved_keys_are_never_created_and_have_no_destructor() {
 /// it empties L1), and a key with a destructor still gets its call.
 #[test]
 fn tls_no_destructor_keys_are_learnt_once_per_warp() {
-    use crate::slot::Slot;
-    use crate::tls::{TlsKeys, get, set};
+    use rt_common::slot::Slot;
+    use rt_common::tls::{TlsKeys, get, set};
     use core::sync::atomic::{AtomicUsize, Ordering::Relaxed};
     static DROPPED: AtomicUsize = AtomicUsize::new(0);
     unsafe extern "C" fn dtor(v: *mut u8) {

@@ -1,5 +1,5 @@
-//! The host end of the host-call ring ([`crate::protocol`]; the device end
-//! is [`crate::ring`]): a view over the ring's memory as a slice of atomic
+//! The host end of the host-call ring ([`rt_abi::protocol`]; the device end
+//! is [`rt_common::ring`]): a view over the ring's memory as a slice of atomic
 //! words, the decoding of one slot, which validates every field before use,
 //! and the server ([`server`]). The launcher serves GPU programs with it and
 //! the CPU harness ([`crate::cpu`]) serves the runtime on OS threads with the
@@ -12,7 +12,7 @@
 //! is a [`RingError`], never a panic or an out-of-bounds access. Decoding
 //! works on a plain byte snapshot ([`decode_slot`]) so it can be fuzzed.
 //!
-//! Host calls ([`crate::hostcall`]) draw one line between two kinds of bad
+//! Host calls ([`rt_abi::hostcall`]) draw one line between two kinds of bad
 //! input. What no correct runtime sends (an unknown opcode, flags wrong for
 //! the op, a call's last packet without `FLAG_REPLY`, a request longer than
 //! [`MAX_REQUEST`] or than the length it announced) is a [`RingError`]: the
@@ -30,8 +30,8 @@ mod tests;
 use std::mem::offset_of;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::hostcall::{MAX_REQUEST, OP_CALL, OP_CALL_MORE};
-use crate::protocol::{
+use rt_abi::hostcall::{MAX_REQUEST, OP_CALL, OP_CALL_MORE};
+use rt_abi::protocol::{
     FLAG_MORE, FLAG_REPLY, OP_ABORT, OP_EXIT, OP_MAX, OP_NOP, OP_RANDOM, OP_THREAD_EXIT, OP_WRITE, RING_MAGIC, RING_PAYLOAD_BYTES,
     RING_SLOT_BYTES, RING_SLOTS_OFFSET, RingHeader, RingSlotHeader, ring_bytes,
 };
@@ -135,7 +135,7 @@ pub enum Op {
     ThreadExit {
         thread: u32,
     },
-    /// A packet of a host call's request ([`crate::hostcall`]): `call` is
+    /// A packet of a host call's request ([`rt_abi::hostcall`]): `call` is
     /// the `CALL_*` number (not checked here: an unknown one is answered
     /// with `-EINVAL`), `total` the request's length (≤ [`MAX_REQUEST`]).
     /// With `FLAG_MORE` on all but the last, which has `FLAG_REPLY`.

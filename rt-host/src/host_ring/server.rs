@@ -4,7 +4,7 @@
 //! answers replies, records the program's exit, and remembers the last line
 //! each thread printed (for timeout and fault reports).
 //!
-//! Host calls ([`crate::hostcall`]) are assembled per thread the same way;
+//! Host calls ([`rt_abi::hostcall`]) are assembled per thread the same way;
 //! the last packet's call runs on [`HostCalls`] and its reply (status, total
 //! length, first bytes) goes into that packet's slot before the device is
 //! told. A reply longer than the slot is kept, one per thread, for the
@@ -17,8 +17,8 @@ use std::prelude::rust_2024::*;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::hostcall::{FIRST_REPLY_BYTES, REPLY_HEAD_BYTES, ReplyHead};
-use crate::protocol::RING_PAYLOAD_BYTES;
+use rt_abi::hostcall::{FIRST_REPLY_BYTES, REPLY_HEAD_BYTES, ReplyHead};
+use rt_abi::protocol::RING_PAYLOAD_BYTES;
 
 use super::calls::HostCalls;
 use super::{Op, Packet, RingError, RingView, SlotState};

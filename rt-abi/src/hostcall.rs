@@ -1,7 +1,7 @@
 //! Host calls with arguments and results of any size: files, directories,
 //! stdin. The contract both ends build from — the device end
-//! ([`crate::ring::host_call`], reached by std through
-//! `__gpu_std_host_call`) and the host end (`host_ring::calls`).
+//! (rt-common's `ring::host_call`, reached by std through
+//! `__gpu_std_host_call`) and the host end (rt-host's `host_ring::calls`).
 //!
 //! ## On the ring
 //! A call is one request and one reply, carried by [`OP_CALL`] packets:
@@ -39,10 +39,7 @@
 //! with the host's `ErrorKind`. A handle is the host's number for an open
 //! file, not an OS file descriptor; handles 0..=2 are never given out.
 
-/// A call: request head + body in, status + reply bytes out. See the module docs.
-pub const OP_CALL: u32 = 6;
-/// More of the thread's last reply: `arg0` = offset into it.
-pub const OP_CALL_MORE: u32 = 7;
+pub use crate::protocol::{OP_CALL, OP_CALL_MORE};
 
 /// Open a file. Head: one word, [`OPEN_*`](OPEN_READ) flags in the low 32
 /// bits and the mode of a created file (before the host's umask) in the

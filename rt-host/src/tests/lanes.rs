@@ -1,4 +1,4 @@
-//! Lane-parallel work (`crate::lanes`) on the CPU harness, with 32 and 64
+//! Lane-parallel work (`rt_common::lanes`) on the CPU harness, with 32 and 64
 //! lanes: the lockstep path AMD runs (`run_lockstep`: every lane once
 //! through `Hal::run_lanes`, nesting refused, a runtime call from a lane
 //! other than 0 refused with a message), through the ABI; and the NVIDIA
@@ -10,13 +10,13 @@ use std::string::ToString;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use super::*;
-use crate::abi::EXIT_ABORT;
+use rt_abi::abi::EXIT_ABORT;
 use crate::cpu::machine::runtime;
 use crate::cpu::{Cpu32, Cpu64};
-use crate::hal::Hal;
-use crate::lanes::{full_mask, leader_only};
-use crate::protocol::OP_ABORT;
-use crate::start::Msg;
+use rt_common::hal::Hal;
+use rt_common::lanes::{full_mask, leader_only};
+use rt_abi::protocol::OP_ABORT;
+use rt_common::start::Msg;
 
 /// A HAL that claims lanes run in parallel (`PARALLEL_LANES` = 32) and
 /// that the caller is lane `$lane`; everything else is the CPU harness's (so
@@ -204,7 +204,7 @@ fn spawn_from_other_lane_aborts(lanes: u32) {
     let out = run(cfg(3, lanes), || {
         // SAFETY: aborts before the entry could be used.
         unsafe {
-            crate::abi_impl::spawn::<Lane5>(runtime(), 0, noop, core::ptr::null_mut(), None);
+            rt_common::abi_impl::spawn::<Lane5>(runtime(), 0, noop, core::ptr::null_mut(), None);
         }
         unreachable!()
     });
@@ -223,7 +223,7 @@ fn leader_protocol_and_nesting(lanes: u32) {
         let g0 = slot.lane_gen.load(Relaxed);
         for _ in 0..2 {
             // SAFETY: count_lane is sound with this data.
-            unsafe { crate::lanes::run::<Leader32>(runtime(), count_lane, c as *const _ as *const u8) };
+            unsafe { rt_common::lanes::run::<Leader32>(runtime(), count_lane, c as *const _ as *const u8) };
         }
         assert_eq!(c[0].load(Relaxed), 2, "lane 0's share ran once per call");
         assert_eq!(slot.lane_gen.load(Relaxed), g0.wrapping_add(2));
@@ -233,10 +233,10 @@ fn leader_protocol_and_nesting(lanes: u32) {
     let out = run(cfg(2, lanes), || {
         unsafe extern "C" fn nest(_: *const u8, _: u32) {
             // SAFETY: the same function, null data it never reads.
-            unsafe { crate::lanes::run::<Leader32>(runtime(), nest, core::ptr::null()) };
+            unsafe { rt_common::lanes::run::<Leader32>(runtime(), nest, core::ptr::null()) };
         }
         // SAFETY: nest ignores its data.
-        unsafe { crate::lanes::run::<Leader32>(runtime(), nest, core::ptr::null()) };
+        unsafe { rt_common::lanes::run::<Leader32>(runtime(), nest, core::ptr::null()) };
         unreachable!()
     });
     assert_eq!(out.exit, Some((OP_ABORT, EXIT_ABORT)));
@@ -259,7 +259,7 @@ fn masks_and_message() {
     assert_eq!(full_mask::<Cpu32>(), 0xffff_ffff);
     assert_eq!(full_mask::<Cpu64>(), u64::MAX);
     let mut m = Msg::new();
-    crate::lanes::misuse_message(&mut m, "write", 7);
+    rt_common::lanes::misuse_message(&mut m, "write", 7);
     let s = std::str::from_utf8(m.as_bytes()).unwrap().to_string();
     assert!(s.starts_with("gpu runtime: `write` called from lane 7"), "{s}");
     assert!(s.ends_with("may call into std there\n"), "{s}");

@@ -2,8 +2,8 @@
 //!
 //! The vendor runtime crate (`rt-amdgpu` or `rt-nvptx`, linked into every
 //! GPU program as a dependency of `std`) defines them with
-//! `#[unsafe(no_mangle)]` ([`define_gpu_std_abi!`](crate::define_gpu_std_abi)),
-//! forwarding to the generic code in this crate; std's GPU sys layer
+//! `#[unsafe(no_mangle)]` (rt-common's `define_gpu_std_abi!`), forwarding
+//! to rt-common's generic code; std's GPU sys layer
 //! (`gpu-toolchain/std/`, `sys/pal/gpu/abi.rs`) imports those definitions
 //! with `pub use`, so both sides share one signature. Other code (the
 //! panic_abort crate, `gpu-lanes`) reaches them by symbol.
@@ -94,6 +94,12 @@
 //! // benchmarks
 //! fn __gpu_rt_host_call_nop();           // one OP_NOP host round trip with reply
 //! ```
+
+/// A thread's entry (`__gpu_std_spawn`), called through `extern "C"`
+/// exactly as std passed it.
+pub type Entry = unsafe extern "C" fn(*mut u8);
+/// A lane function (`__gpu_std_lanes_run`): `f(data, lane)`.
+pub type LaneFn = unsafe extern "C" fn(*const u8, u32);
 
 /// `__gpu_std_write`: the fd is not 1 or 2.
 pub const ERR_BAD_FD: isize = -9;

@@ -3,13 +3,13 @@ use std::prelude::rust_2024::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::{format, vec};
 
-use crate::protocol::*;
+use rt_abi::protocol::*;
 
 use super::calls::{FsAccess, HostCalls};
 use super::server::{Server, Shared, last_line};
 use super::testing::{Producer, Rng, TempDir, VecSink, request, ring_words, tickets_taken};
 use super::*;
-use crate::hostcall::*;
+use rt_abi::hostcall::*;
 
 fn setup(cap: u32) -> Vec<AtomicU64> {
     let words = ring_words(cap);

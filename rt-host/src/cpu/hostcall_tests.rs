@@ -12,8 +12,8 @@ use super::abi::{host_call, spawn};
 use super::machine::{Config, Outcome, run};
 use crate::host_ring::calls::FsAccess;
 use crate::host_ring::testing::{TempDir, request};
-use crate::hostcall::*;
-use crate::protocol::OP_EXIT;
+use rt_abi::hostcall::*;
+use rt_abi::protocol::OP_EXIT;
 
 fn err(e: i32) -> i64 {
     -i64::from(e)

@@ -1,7 +1,7 @@
 //! Loom models of the handoff protocols (`RUSTFLAGS="--cfg loom" cargo test
 //! -p rt-common --release`): spawn/join and detach, futex wait/wake, and the
 //! ring's slot ownership (send, multi-packet write, reply). The real runtime
-//! code runs over loom atomics ([`crate::primitive`]); every HAL sleep yields.
+//! code runs over loom atomics ([`rt_common::primitive`]); every HAL sleep yields.
 
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
@@ -9,12 +9,12 @@ use loom::thread;
 use std::vec::Vec;
 
 use crate::cpu::{CpuHal, WarpCtx, set_ctx};
-use crate::primitive::{AtomicU32, AtomicU64, Ordering::*};
-use crate::protocol::{FLAG_MORE, LaunchBlock, OP_NOP, OP_WRITE, THREAD_FREE, THREAD_RUNNING};
-use crate::ring::{self, Packet, RingMem};
-use crate::runtime::Runtime;
-use crate::slot::Slot;
-use crate::{futex, threads};
+use rt_common::primitive::{AtomicU32, AtomicU64, Ordering::*};
+use rt_abi::protocol::{FLAG_MORE, LaunchBlock, OP_NOP, OP_WRITE, THREAD_FREE, THREAD_RUNNING};
+use rt_common::ring::{self, Packet, RingMem};
+use rt_common::runtime::Runtime;
+use rt_common::slot::Slot;
+use rt_common::{futex, threads};
 
 type H = CpuHal<32>;
 
@@ -277,7 +277,7 @@ impl LoomRing {
                 // SAFETY: loom checks this access against the protocol.
                 let got = self.data[i].with(|p| unsafe { *p });
                 self.consumed.store(t + 1, Release);
-                if got.0.flags & crate::protocol::FLAG_REPLY != 0 {
+                if got.0.flags & rt_abi::protocol::FLAG_REPLY != 0 {
                     // SAFETY: loom checks this access against the protocol.
                     self.data[i].with_mut(|p| unsafe { (*p).1 = 99 }); // the reply
                     self.reply[i].store(t + 1, Release);
@@ -425,7 +425,7 @@ struct SlotWords {
 /// room alone writes it after ticket 0's producer read its reply there.
 #[test]
 fn slot_free_acquires_the_reply_read() {
-    use crate::ring_room::{reply_read, slot_free};
+    use rt_common::ring_room::{reply_read, slot_free};
     model(|| {
         // Ticket 0 consumed (the room says so) and its reply, 7, unread.
         let w = Arc::new(SlotWords { seen: AtomicU64::new(1), unread: AtomicU64::new(1), payload: UnsafeCell::new(7) });
@@ -450,7 +450,7 @@ fn slot_free_acquires_the_reply_read() {
 /// done (modelled here by that producer's own read of it).
 #[test]
 fn slot_free_acquires_the_host_count() {
-    use crate::ring_room::{saw_consumed, slot_free};
+    use rt_common::ring_room::{saw_consumed, slot_free};
     model(|| {
         let w = Arc::new(SlotWords { seen: AtomicU64::new(0), unread: AtomicU64::new(0), payload: UnsafeCell::new(7) });
         let refreshing = Arc::new(AtomicU64::new(1));

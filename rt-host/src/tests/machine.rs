@@ -7,9 +7,9 @@ use std::sync::Arc;
 use std::vec::Vec;
 
 use super::*;
-use crate::abi::{ERR_BAD_FD, ERR_STACK_TOO_BIG, EXIT_ABORT, EXIT_PANIC};
+use rt_abi::abi::{ERR_BAD_FD, ERR_STACK_TOO_BIG, EXIT_ABORT, EXIT_PANIC};
 use crate::cpu::machine::runtime;
-use crate::protocol::{OP_ABORT, THREAD_EXITED, THREAD_FREE};
+use rt_abi::protocol::{OP_ABORT, THREAD_EXITED, THREAD_FREE};
 
 fn hello(lanes: u32) {
     let out = run_ok(cfg(4, lanes), || {
@@ -56,7 +56,7 @@ fn no_free_warp_then_success_after_join(lanes: u32) {
             let g = go.clone();
             hs.push(spawn(move || wait_nonzero(&g)).expect("a free warp"));
         }
-        assert_eq!(spawn(|| {}).unwrap_err(), crate::abi::ERR_NO_FREE_WARP);
+        assert_eq!(spawn(|| {}).unwrap_err(), rt_abi::abi::ERR_NO_FREE_WARP);
         set_and_wake(&go);
         hs.pop().unwrap().join();
         spawn(|| {}).expect("a warp is free again").join();
@@ -118,13 +118,13 @@ fn heap_stacks_above_the_launch_stack(lanes: u32) {
         let rt = runtime();
         // Warm the per-warp heap caches so the in-use count is stable.
         spawn_with_stack(limit * 2, || {}).unwrap().join();
-        let before = rt.heap.bytes_in_use(rt);
+        let before = rt.heap().bytes_in_use(rt);
         for want in [limit + 1, limit * 2, limit * 4] {
             let seen = Arc::new(AtomicU64::new(0));
             let s = seen.clone();
             spawn_with_stack(want, move || {
                 let (at, len) = crate::cpu::heap_stack();
-                assert_eq!(at % crate::threads::STACK_ALIGN, 0, "aligned");
+                assert_eq!(at % rt_common::threads::STACK_ALIGN, 0, "aligned");
                 s.store(len as u64, SeqCst);
             })
             .unwrap()
@@ -136,8 +136,8 @@ fn heap_stacks_above_the_launch_stack(lanes: u32) {
         let s = seen.clone();
         spawn_with_stack(limit, move || s.store(crate::cpu::heap_stack().1 as u64, SeqCst)).unwrap().join();
         assert_eq!(seen.load(SeqCst), 0);
-        assert_eq!(rt.heap.bytes_in_use(rt), before, "heap stacks are freed");
-        assert_eq!(spawn_with_stack(heap * 2, || {}).unwrap_err(), crate::abi::ERR_NO_STACK_MEMORY);
+        assert_eq!(rt.heap().bytes_in_use(rt), before, "heap stacks are freed");
+        assert_eq!(spawn_with_stack(heap * 2, || {}).unwrap_err(), rt_abi::abi::ERR_NO_STACK_MEMORY);
         0
     });
 }
@@ -445,7 +445,7 @@ fn write_bad_fd_and_host_round_trip(lanes: u32) {
 /// not yet have consumed some of these when checked.
 fn flush_waits_for_the_host(lanes: u32) {
     let out = run_ok(cfg(2, lanes), || {
-        use crate::ring::RingMem;
+        use rt_common::ring::RingMem;
         __gpu_std_flush();
         let slot = runtime().slot(0);
         let ring = runtime().ring();

@@ -1,4 +1,4 @@
-//! The host's side of every `CALL_*` of [`crate::hostcall`]: files and
+//! The host's side of every `CALL_*` of [`rt_abi::hostcall`]: files and
 //! directories through `std::fs` as the launcher's process (paths as given,
 //! so relative ones start at its working directory), a table of open files,
 //! the [`FsAccess`] policy, and the program's stdin.
@@ -6,7 +6,7 @@
 //! Everything here comes from the program, so nothing is trusted: a short
 //! head, an unknown call, a bad handle or path is answered with `-errno`
 //! (Linux numbering, [`errno`]), never a panic, and no allocation is larger
-//! than the request (≤ [`MAX_REQUEST`](crate::hostcall::MAX_REQUEST)) or
+//! than the request (≤ [`MAX_REQUEST`](rt_abi::hostcall::MAX_REQUEST)) or
 //! [`MAX_TRANSFER`] says. A call the docs give no status for returns 0.
 //!
 //! The calls run on the server thread, one at a time in ticket order, as
@@ -25,7 +25,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 use std::vec;
 
-use crate::hostcall::*;
+use rt_abi::hostcall::*;
 
 /// What a program may do to the host's files and directories.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -222,7 +222,7 @@ fn read_dir_lists_entries_with_kinds() {
     assert_eq!(c.call(CALL_READ_DIR, &d.path("entry-0000-")).0, err(errno::ENOTDIR));
 }
 
-const RING_PAYLOAD_BYTES_FOR_TESTS: usize = crate::protocol::RING_PAYLOAD_BYTES;
+const RING_PAYLOAD_BYTES_FOR_TESTS: usize = rt_abi::protocol::RING_PAYLOAD_BYTES;
 
 #[test]
 fn directories_and_names() {

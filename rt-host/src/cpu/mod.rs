@@ -27,7 +27,7 @@
 use core::cell::Cell;
 use std::time::Instant;
 
-use crate::hal::Hal;
+use rt_common::hal::Hal;
 
 #[cfg(not(loom))]
 pub mod abi;
@@ -170,7 +170,7 @@ unsafe impl<const LANES: u32> Hal for CpuHal<LANES> {
     /// Records the stack (see [`heap_stack`]) and calls `entry(data)` on the
     /// OS thread's own stack.
     #[cfg(not(loom))]
-    unsafe fn call_on_stack(entry: crate::threads::Entry, data: *mut u8, stack: *mut u8, len: usize) {
+    unsafe fn call_on_stack(entry: rt_abi::abi::Entry, data: *mut u8, stack: *mut u8, len: usize) {
         HEAP_STACK.with(|s| s.set((stack as usize, len)));
         // SAFETY: the trait's contract.
         unsafe { entry(data) };
@@ -181,7 +181,7 @@ unsafe impl<const LANES: u32> Hal for CpuHal<LANES> {
         LANES
     }
     /// `f(data, lane)` for each lane in turn, with `lane_id()` answering it.
-    unsafe fn run_lanes(f: crate::lanes::LaneFn, data: *const u8) {
+    unsafe fn run_lanes(f: rt_abi::abi::LaneFn, data: *const u8) {
         for lane in 0..LANES {
             LANE.with(|l| l.set(lane));
             // SAFETY: the trait's contract.

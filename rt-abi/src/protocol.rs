@@ -40,14 +40,10 @@
 //!   producer reads the reply and clears its mark in the room (release), so
 //!   the slot's next producer does not overwrite an unread reply.
 
-/// Name of the kernel the launcher starts. It takes one parameter: the
-/// device address of the [`LaunchBlock`].
-pub const KERNEL_ENTRY: &str = "__gpu_start";
+pub use crate::symbols::{KERNEL_ENTRY, SHARED_STACKS_SYMBOL};
 
-/// A global defined by code whose stack frames live in global memory (the
-/// GPU linker's shared stacks); the launcher gives it
-/// [`LaunchBlock::stacks`] when it is present.
-pub const SHARED_STACKS_SYMBOL: &str = "__gpu_shared_stacks";
+/// Longest idle sleep when [`LaunchBlock::idle_sleep_ns`] is 0.
+pub const DEFAULT_IDLE_SLEEP_NS: u32 = 1000;
 
 /// `LaunchBlock::magic`: "GPUT" little endian.
 pub const LAUNCH_MAGIC: u32 = 0x5455_5047;
@@ -102,7 +98,8 @@ pub struct LaunchBlock {
     pub envp: u64,
     /// Host wall clock at launch, nanoseconds since the Unix epoch.
     pub epoch_unix_ns: u64,
-    /// Idle policy: longest sleep of an idle warp between polls, in ns.
+    /// Idle policy: longest sleep of an idle warp between polls, in ns
+    /// (0: [`DEFAULT_IDLE_SLEEP_NS`]).
     pub idle_sleep_ns: u64,
     /// Seed for `HashMap`'s random keys (host randomness).
     pub random_seed: u64,
@@ -334,16 +331,19 @@ pub const OP_THREAD_EXIT: u32 = 4;
 /// host writes them into the slot's payload before its reply.
 pub const OP_RANDOM: u32 = 5;
 
-// 6 and 7 are `OP_CALL` and `OP_CALL_MORE`: host calls of any size (files,
-// directories, stdin), defined with their contract in [`crate::hostcall`].
+/// A host call of any size (files, directories, stdin): request head + body
+/// in, status + reply bytes out. Its contract is [`crate::hostcall`]'s.
+pub const OP_CALL: u32 = 6;
+/// More of the thread's last host-call reply: `arg0` = offset into it.
+pub const OP_CALL_MORE: u32 = 7;
 
 /// More packets of the same write (or host-call request) follow.
 pub const FLAG_MORE: u32 = 1;
 /// The device waits for the host's reply in this slot.
 pub const FLAG_REPLY: u32 = 2;
 
-/// Highest opcode a host accepts: [`crate::hostcall::OP_CALL_MORE`].
-pub const OP_MAX: u32 = crate::hostcall::OP_CALL_MORE;
+/// Highest opcode a host accepts.
+pub const OP_MAX: u32 = OP_CALL_MORE;
 
 const _: () = assert!(core::mem::size_of::<LaunchBlock>() == 160);
 const _: () = assert!(core::mem::size_of::<StrRef>() == 16);

@@ -5,7 +5,7 @@
 use core::mem::offset_of;
 use std::vec::Vec;
 
-use crate::protocol::{LaunchBlock, StrRef};
+use rt_abi::protocol::{LaunchBlock, StrRef};
 
 /// Bytes of a `LaunchBlock`.
 pub const LAUNCH_BLOCK_BYTES: usize = size_of::<LaunchBlock>();
@@ -88,7 +88,7 @@ pub fn string_tables(base: u64, args: &[Vec<u8>], env: &[Vec<u8>]) -> StringTabl
 mod tests {
     use super::*;
     use std::vec;
-    use crate::protocol::{ABI_VERSION, LAUNCH_MAGIC};
+    use rt_abi::protocol::{ABI_VERSION, LAUNCH_MAGIC};
 
     #[test]
     fn launch_block_fields_land_at_their_offsets() {

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::cpu::abi::*;
 use crate::cpu::machine::{Config, Outcome, run};
-use crate::protocol::OP_EXIT;
+use rt_abi::protocol::OP_EXIT;
 
 /// Instantiates `fn $name(lanes: u32)` as one test per lane count.
 macro_rules! lanes_test {

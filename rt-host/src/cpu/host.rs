@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use crate::host_ring::calls::HostCalls;
 use crate::host_ring::server::{Server, Shared, Sink};
 use crate::host_ring::{RingError, RingView};
-use crate::protocol::{OP_ABORT, OP_EXIT, ring_bytes};
+use rt_abi::protocol::{OP_ABORT, OP_EXIT, ring_bytes};
 
 /// One completed `write` call of a thread.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -21,7 +21,7 @@ macro_rules! with_cpu_hal {
     };
 }
 
-crate::define_gpu_std_abi!(super::machine::runtime(), with_cpu_hal);
+rt_common::define_gpu_std_abi!(super::machine::runtime(), with_cpu_hal);
 
 /// A spawned thread, as std's `JoinHandle` holds it.
 #[derive(Debug)]
@@ -74,7 +74,7 @@ pub fn write(fd: u32, bytes: &[u8]) -> isize {
     unsafe { __gpu_std_write(fd, bytes.as_ptr(), bytes.len()) }
 }
 
-/// One host call ([`crate::hostcall`]), as std's file system makes it:
+/// One host call ([`rt_abi::hostcall`]), as std's file system makes it:
 /// `(status, the reply's whole length)`; up to `reply.len()` bytes of the
 /// reply land in `reply`.
 pub fn host_call(call: u32, head: &[u8], body: &[u8], reply: &mut [u8]) -> (i64, usize) {
