@@ -156,7 +156,7 @@ impl<'a> Matrix<'a> {
 
 /// Lower is better: p50 of a latency, minus the value of a rate.
 fn score(r: &Row) -> f64 {
-    match (r.latency, r.value) {
+    match (r.latency(), r.value()) {
         (Some((p50, _, _)), _) => p50,
         (None, Some(v)) => -v,
         _ => f64::INFINITY,
@@ -165,7 +165,7 @@ fn score(r: &Row) -> f64 {
 
 /// ours ÷ theirs: p50 over p50 for latencies, value over value for rates.
 pub fn ratio(ours: &Row, theirs: &Row) -> Option<f64> {
-    let r = match (ours.latency, theirs.latency, ours.value, theirs.value) {
+    let r = match (ours.latency(), theirs.latency(), ours.value(), theirs.value()) {
         (Some(a), Some(b), _, _) => a.0 / b.0,
         (_, _, Some(a), Some(b)) => a / b,
         _ => return None,
@@ -211,7 +211,7 @@ pub fn fmt_value(v: f64, unit: &str) -> String {
 
 /// What a cell shows for one row.
 pub fn cell(r: &Row) -> String {
-    let mut s = match (r.latency, r.value) {
+    let mut s = match (r.latency(), r.value()) {
         (Some((p50, p99, _)), _) => format!("{} / {}", fmt_ns(p50), fmt_ns(p99)),
         (None, Some(v)) => fmt_value(v, &r.unit),
         _ => r.status.clone(),
@@ -236,7 +236,7 @@ fn cell_with_spread(m: &Matrix, bench: &str, variant: &str, backend: &str) -> St
         .history(bench, variant, backend)
         .iter()
         .filter(|(_, r)| r.measured() && r.device == latest.device)
-        .filter_map(|(_, r)| r.latency.map(|l| l.0).or(r.value))
+        .filter_map(|(_, r)| r.latency().map(|l| l.0).or(r.value()))
         .collect();
     // The newest figure of each other device (an H200 beside the H100).
     let mut others: Vec<(&str, String)> = Vec::new();
@@ -252,8 +252,8 @@ fn cell_with_spread(m: &Matrix, bench: &str, variant: &str, backend: &str) -> St
     if same.len() >= 2 {
         let lo = same.iter().copied().fold(f64::INFINITY, f64::min);
         let hi = same.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let show = |x| if latest.latency.is_some() { fmt_ns(x) } else { fmt_value(x, &latest.unit) };
-        let what = if latest.latency.is_some() { "p50 " } else { "" };
+        let show = |x| if latest.latency().is_some() { fmt_ns(x) } else { fmt_value(x, &latest.unit) };
+        let what = if latest.latency().is_some() { "p50 " } else { "" };
         let _ = write!(s, "<br><sub>{} runs: {what}{} – {}</sub>", same.len(), show(lo), show(hi));
     }
     s
@@ -266,15 +266,15 @@ fn check(m: &Matrix, c: Check, bench: &str, variant: &str) -> Option<Result<Stri
     let verdict = |ok: bool, detail: String| Some(if ok { Ok(detail) } else { Err(detail) });
     match c {
         Check::P50AtMost(ns) => {
-            let p50 = r.latency?.0;
+            let p50 = r.latency()?.0;
             verdict(p50 <= ns, format!("p50 {} vs ≤ {}", fmt_ns(p50), fmt_ns(ns)))
         }
         Check::P99AtMost(ns) => {
-            let p99 = r.latency?.1;
+            let p99 = r.latency()?.1;
             verdict(p99 <= ns, format!("p99 {} vs ≤ {}", fmt_ns(p99), fmt_ns(ns)))
         }
         Check::ValueAtLeast(min) => {
-            let v = r.value?;
+            let v = r.value()?;
             verdict(v >= min, format!("{} vs ≥ {}", fmt_value(v, &r.unit), fmt_value(min, &r.unit)))
         }
         Check::ValueRatioToNativeAtLeast(min) => {
