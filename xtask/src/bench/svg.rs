@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::render::{Matrix, RunFile};
+use super::matrix::{Matrix, RunFile};
 
 /// (backend, legend label, colour, marker shape)
 const SERIES: [(&str, &str, &str, Shape); 5] = [
