@@ -288,31 +288,13 @@ fn ptx_items(ptx: &str) -> Vec<PtxItem<'_>> {
             }
             continue;
         }
-        if let Some(name) = ptx_header_name(line) {
+        if let Some(name) = crate::ptx_parts::header_name(line) {
             current = Some((name, start));
         } else if crate::ptx_parts::is_variable(line) {
             out.push(PtxItem::Variable(line));
         }
     }
     out
-}
-
-/// The function named by a PTX function or kernel header line
-/// (`.visible .func (.param .b32 func_retval0) name(`), definition or
-/// prototype; `None` for any other line.
-pub fn ptx_header_name(line: &str) -> Option<&str> {
-    let mut rest = line.trim_end();
-    for prefix in [".visible ", ".weak ", ".extern "] {
-        rest = rest.strip_prefix(prefix).unwrap_or(rest).trim_start();
-    }
-    let rest = rest.strip_prefix(".func").or_else(|| rest.strip_prefix(".entry"))?;
-    let mut rest = rest.trim_start();
-    if rest.starts_with('(') {
-        // The return parameter, `(.param .b32 func_retval0)`.
-        rest = rest[rest.find(')')? + 1..].trim_start();
-    }
-    let end = rest.find(|c: char| c == '(' || c.is_whitespace()).unwrap_or(rest.len());
-    (end > 0).then(|| &rest[..end])
 }
 
 /// Why a function is in a PTX module: the shortest chain of references that
