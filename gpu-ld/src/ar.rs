@@ -1,39 +1,21 @@
-//! Just enough of the `ar` format to read rlibs (GNU/System V variant).
-const MAGIC: &[u8] = b"!<arch>\n";
+//! The members of an rlib: an `ar` archive (rustc writes the GNU variant),
+//! read with `object`'s archive reader.
+use object::read::archive::ArchiveFile;
 
 pub fn is_archive(bytes: &[u8]) -> bool {
-    bytes.starts_with(MAGIC)
+    bytes.starts_with(&object::archive::MAGIC)
 }
 
-/// The (name, contents) of each member, skipping symbol tables.
+/// The (name, contents) of each member. The symbol table and the long-name
+/// table are not members: `object` reads them, and names a member from the
+/// long-name table where its header says `/<offset>`.
 pub fn members(bytes: &[u8]) -> Result<Vec<(String, &[u8])>, String> {
+    let archive = ArchiveFile::parse(bytes).map_err(|e| format!("not a readable archive: {e}"))?;
     let mut out = Vec::new();
-    let mut long_names: &[u8] = &[];
-    let mut at = MAGIC.len();
-    while at + 60 <= bytes.len() {
-        let header = &bytes[at..at + 60];
-        if &header[58..60] != b"`\n" {
-            return Err(format!("corrupt archive member header at byte {at}"));
-        }
-        let field = |r: std::ops::Range<usize>| String::from_utf8_lossy(&header[r]).trim().to_string();
-        let size: usize = field(48..58).parse().map_err(|_| format!("bad member size at byte {at}"))?;
-        let start = at + 60;
-        let data = bytes.get(start..start + size).ok_or("archive truncated")?;
-        let raw_name = field(0..16);
-        if raw_name == "//" {
-            long_names = data;
-        } else if raw_name != "/" && raw_name != "/SYM64/" {
-            let name = match raw_name.strip_prefix('/').and_then(|n| n.parse::<usize>().ok()) {
-                Some(off) => {
-                    let rest = long_names.get(off..).ok_or("bad long-name offset")?;
-                    let end = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
-                    String::from_utf8_lossy(&rest[..end]).trim_end_matches('/').to_string()
-                }
-                None => raw_name.trim_end_matches('/').to_string(),
-            };
-            out.push((name, data));
-        }
-        at = start + size + (size & 1);
+    for member in archive.members() {
+        let member = member.map_err(|e| format!("corrupt archive: {e}"))?;
+        let data = member.data(bytes).map_err(|e| format!("archive truncated: {e}"))?;
+        out.push((String::from_utf8_lossy(member.name()).into_owned(), data));
     }
     Ok(out)
 }
@@ -51,24 +33,42 @@ mod tests {
         h
     }
 
+    fn archive(members: &[Vec<u8>]) -> Vec<u8> {
+        let mut a = b"!<arch>\n".to_vec();
+        a.extend(members.concat());
+        a
+    }
+
     #[test]
     fn reads_short_and_long_names() {
-        let mut a = MAGIC.to_vec();
-        a.extend(member("/", b"symtab"));
-        a.extend(member("//", b"a-very-long-member-name.rcgu.o/\n"));
-        a.extend(member("lib.rmeta/", b"meta!"));
-        a.extend(member("/0", b"BC\xC0\xDEx"));
+        // A GNU symbol table with no symbols: a 4-byte count of 0.
+        let a = archive(&[
+            member("/", &[0; 4]),
+            member("//", b"a-very-long-member-name.rcgu.o/\nother-long-member-name.rcgu.o/\n"),
+            member("lib.rmeta/", b"meta!"),
+            member("/0", b"BC\xC0\xDEx"),
+            member("/32", b"BC\xC0\xDE"),
+        ]);
+        assert!(is_archive(&a));
         let m = members(&a).unwrap();
-        assert_eq!(m.len(), 2);
+        assert_eq!(m.len(), 3);
         assert_eq!(m[0], ("lib.rmeta".to_string(), &b"meta!"[..]));
-        assert_eq!(m[1].0, "a-very-long-member-name.rcgu.o");
+        assert_eq!(m[1], ("a-very-long-member-name.rcgu.o".to_string(), &b"BC\xC0\xDEx"[..]));
+        assert_eq!(m[2].0, "other-long-member-name.rcgu.o");
+    }
+
+    #[test]
+    fn a_64_bit_symbol_table_is_not_a_member() {
+        let a = archive(&[member("/SYM64/", &[0; 8]), member("x.o/", b"BC\xC0\xDE")]);
+        assert_eq!(members(&a).unwrap(), [("x.o".to_string(), &b"BC\xC0\xDE"[..])]);
     }
 
     #[test]
     fn truncated_archives_are_errors() {
-        let mut a = MAGIC.to_vec();
-        a.extend(member("x.o/", b"abcdef"));
+        let mut a = archive(&[member("x.o/", b"abcdef")]);
         a.truncate(a.len() - 3);
         assert!(members(&a).is_err());
+        assert!(members(b"!<arch>\nnot a header").is_err());
+        assert!(!is_archive(b"BC\xC0\xDE"));
     }
 }

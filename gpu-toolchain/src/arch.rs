@@ -1,14 +1,32 @@
 //! GPU architecture names and what they imply.
 use crate::Error;
 
-/// The two GPU vendors.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The two GPU vendors: what an arch name means, which target it builds for,
+/// and (in the launcher) which driver API runs its code objects. Shown as
+/// `AMD` / `NVIDIA`; `amd` / `nvidia` in JSON (`gpurun devices --json`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Vendor {
     Amd,
     Nvidia,
 }
 
 impl Vendor {
+    /// The driver API name: `HIP` or `CUDA`.
+    pub fn api(self) -> &'static str {
+        match self {
+            Vendor::Amd => "HIP",
+            Vendor::Nvidia => "CUDA",
+        }
+    }
+
+    pub fn other(self) -> Vendor {
+        match self {
+            Vendor::Amd => Vendor::Nvidia,
+            Vendor::Nvidia => Vendor::Amd,
+        }
+    }
+
     /// File stem of the target spec in `targets/` (and cargo's target name).
     pub fn target_name(self) -> &'static str {
         match self {
@@ -23,6 +41,15 @@ impl Vendor {
             Vendor::Amd => "elf",
             Vendor::Nvidia => "ptx",
         }
+    }
+}
+
+impl std::fmt::Display for Vendor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Vendor::Amd => "AMD",
+            Vendor::Nvidia => "NVIDIA",
+        })
     }
 }
 
@@ -102,6 +129,15 @@ fn arch_generation(arch: &str) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// How `gpurun devices` and its `--json` name a vendor.
+    #[test]
+    fn vendor_names() {
+        assert_eq!((Vendor::Amd.to_string(), Vendor::Nvidia.to_string()), ("AMD".into(), "NVIDIA".into()));
+        assert_eq!(serde_json::to_string(&[Vendor::Amd, Vendor::Nvidia]).unwrap(), r#"["amd","nvidia"]"#);
+        assert_eq!((Vendor::Amd.api(), Vendor::Nvidia.api()), ("HIP", "CUDA"));
+        assert_eq!(Vendor::Amd.other(), Vendor::Nvidia);
+    }
 
     #[test]
     fn parses_the_archs_we_build_for() {

@@ -93,6 +93,9 @@ pub enum Error {
     /// An llvm tool ran on `file` and failed; its stderr says why.
     #[error("{tool} failed on {file}: {stderr}")]
     Tool { tool: String, file: PathBuf, stderr: String },
+    /// An AMDGPU code object whose ELF headers or symbol table do not parse.
+    #[error("{file} is not a readable ELF code object ({why}): build it again with `gpurun build`")]
+    NotElf { file: PathBuf, why: String },
 }
 
 impl Error {
@@ -262,11 +265,15 @@ mod tests {
                 Error::Move { path: p.into(), whither: "into place", source: e() },
                 format!("cannot move {} into place: {}", p.display(), e()),
             ),
-            (Error::spawn("llvm-nm")(e()), format!("cannot run {}: {}", "llvm-nm", e())),
+            (Error::spawn("llvm-readobj")(e()), format!("cannot run {}: {}", "llvm-readobj", e())),
             (Error::spawn(p)(e()), format!("cannot run {}: {}", p.display(), e())),
             (
-                Error::Tool { tool: "llvm-nm".into(), file: p.into(), stderr: "bad\n".into() },
-                format!("{} failed on {}: {}", "llvm-nm", p.display(), "bad\n"),
+                Error::Tool { tool: "llvm-readobj".into(), file: p.into(), stderr: "bad\n".into() },
+                format!("{} failed on {}: {}", "llvm-readobj", p.display(), "bad\n"),
+            ),
+            (
+                Error::NotElf { file: p.into(), why: "invalid ELF header".into() },
+                format!("{} is not a readable ELF code object (invalid ELF header): build it again with `gpurun build`", p.display()),
             ),
         ];
         for (err, was) in cases {

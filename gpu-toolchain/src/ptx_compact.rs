@@ -133,7 +133,7 @@ pub fn compact(ptx: &str) -> Result<(String, Compacted), PtxError> {
     let vars = defined_vars.len();
     let mut names: Vec<&str> = defined_vars.iter().map(|v| variable_name(v)).collect();
     for d in &m.definitions {
-        names.push(crate::size::ptx_header_name(d.head[0]).ok_or(PtxError::UnnamedDefinition)?);
+        names.push(crate::ptx_parts::header_name(d.head[0]).ok_or(PtxError::UnnamedDefinition)?);
         texts.push(Cow::Borrowed(d.text));
     }
     let index: HashMap<&str, usize> = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();

@@ -71,6 +71,24 @@ pub(crate) fn is_kernel_header(line: &str) -> bool {
     strip_linkage(line).starts_with(".entry")
 }
 
+/// The function named by a PTX function or kernel header line
+/// (`.visible .func (.param .b32 func_retval0) name(`), definition or
+/// prototype; `None` for any other line.
+pub fn header_name(line: &str) -> Option<&str> {
+    let mut rest = line.trim_end();
+    for prefix in [".visible ", ".weak ", ".extern "] {
+        rest = rest.strip_prefix(prefix).unwrap_or(rest).trim_start();
+    }
+    let rest = rest.strip_prefix(".func").or_else(|| rest.strip_prefix(".entry"))?;
+    let mut rest = rest.trim_start();
+    if rest.starts_with('(') {
+        // The return parameter, `(.param .b32 func_retval0)`.
+        rest = rest[rest.find(')')? + 1..].trim_start();
+    }
+    let end = rest.find(|c: char| c == '(' || c.is_whitespace()).unwrap_or(rest.len());
+    (end > 0).then(|| &rest[..end])
+}
+
 /// Byte offset of `line` (a slice of `text`) in `text`.
 fn offset(text: &str, line: &str) -> usize {
     line.as_ptr() as usize - text.as_ptr() as usize
@@ -84,7 +102,7 @@ pub(crate) fn parse(ptx: &str) -> Result<Module<'_>, PtxError> {
         let line = lines[i];
         let t = line.trim();
         // A function or kernel header (definition or prototype).
-        if crate::size::ptx_header_name(line).is_some() {
+        if header_name(line).is_some() {
             // The header runs to a `{` line (a definition) or a line ending in `;` (a prototype).
             let mut j = i;
             while j < lines.len() && lines[j].trim() != "{" && !lines[j].trim_end().ends_with(';') {
@@ -284,8 +302,8 @@ pub fn split(ptx: &str, parts: usize) -> Result<(Vec<String>, Option<u32>), PtxE
         named[data_part].extend(identifiers(v));
     }
     // Names once, not once per part.
-    let extern_names: Vec<Option<&str>> = m.externs.iter().map(|e| crate::size::ptx_header_name(e)).collect();
-    let definition_names: Vec<Option<&str>> = m.definitions.iter().map(|d| crate::size::ptx_header_name(d.head[0])).collect();
+    let extern_names: Vec<Option<&str>> = m.externs.iter().map(|e| header_name(e)).collect();
+    let definition_names: Vec<Option<&str>> = m.definitions.iter().map(|d| header_name(d.head[0])).collect();
     let mut out = Vec::with_capacity(parts);
     for (p, named) in named.iter().enumerate() {
         let mut s = header_text(&m.header);
@@ -350,7 +368,7 @@ pub fn merge(parts: &[String], local: &HashSet<String>) -> Result<String, PtxErr
     let first = modules.first().ok_or(PtxError::NoParts)?;
     let mut defined = HashSet::new();
     for d in modules.iter().flat_map(|m| &m.definitions) {
-        let name = crate::size::ptx_header_name(d.head[0]).ok_or(PtxError::UnnamedDefinition)?;
+        let name = header_name(d.head[0]).ok_or(PtxError::UnnamedDefinition)?;
         if !defined.insert(name) {
             return Err(PtxError::FunctionTwice { name: name.to_string() });
         }
@@ -360,14 +378,14 @@ pub fn merge(parts: &[String], local: &HashSet<String>) -> Result<String, PtxErr
     s.push_str("\n\n");
     let mut seen = HashSet::new();
     for e in modules.iter().flat_map(|m| &m.externs) {
-        let name = crate::size::ptx_header_name(e).unwrap_or("");
+        let name = header_name(e).unwrap_or("");
         if !defined.contains(name) && seen.insert(name) {
             s.push_str(e);
             s.push('\n');
         }
     }
     for d in modules.iter().flat_map(|m| &m.definitions).filter(|d| !d.is_kernel) {
-        let name = crate::size::ptx_header_name(d.head[0]).unwrap_or("");
+        let name = header_name(d.head[0]).unwrap_or("");
         s.push_str(&prototype(d, linkage(name)));
     }
     let mut variables = HashSet::new();
@@ -401,7 +419,7 @@ pub fn merge(parts: &[String], local: &HashSet<String>) -> Result<String, PtxErr
     }
     for (m, map) in modules.iter().zip(&renumber) {
         for d in &m.definitions {
-            let name = crate::size::ptx_header_name(d.head[0]).unwrap_or("");
+            let name = header_name(d.head[0]).unwrap_or("");
             s.push_str(if d.is_kernel { ".visible " } else { linkage(name) });
             let text = strip_linkage(d.text);
             if map.iter().all(|(&from, &to)| from as usize == to) {

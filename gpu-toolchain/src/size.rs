@@ -4,7 +4,8 @@
 //! PTX is measured as text: each function's bytes run from its header to its
 //! closing brace, since PTX text is what the driver's JIT or `ptxas` must
 //! compile and its size tracks their time. An AMDGPU code object is measured
-//! as machine code: each function symbol's size from `llvm-nm`.
+//! as machine code: each function symbol's size from the ELF symbol table
+//! (read with `object`, so no llvm tool is needed).
 use crate::{Error, Vendor};
 use std::collections::HashMap;
 use std::path::Path;
@@ -146,9 +147,8 @@ impl SizeReport {
     }
 }
 
-/// Measures the code object at `path` (`llvm_bin` holds `llvm-nm`, needed
-/// for AMD only).
-pub fn report(path: &Path, vendor: Vendor, llvm_bin: &Path) -> Result<SizeReport, Error> {
+/// Measures the code object at `path`.
+pub fn report(path: &Path, vendor: Vendor) -> Result<SizeReport, Error> {
     let file_bytes = std::fs::metadata(path).map_err(Error::io("read", path))?.len();
     Ok(match vendor {
         Vendor::Nvidia => {
@@ -158,9 +158,9 @@ pub fn report(path: &Path, vendor: Vendor, llvm_bin: &Path) -> Result<SizeReport
             report
         }
         Vendor::Amd => {
-            let nm = crate::codecheck::tool_output(llvm_bin, "llvm-nm", &["--print-size", "--defined-only"], path)?;
-            let mut report = from_symbols(file_bytes, "machine code", nm_functions(&nm));
             let elf = std::fs::read(path).map_err(Error::io("read", path))?;
+            let functions = elf_functions(&elf).map_err(|why| Error::NotElf { file: path.to_path_buf(), why })?;
+            let mut report = from_symbols(file_bytes, "machine code", functions);
             report.sections = elf_sections(&elf);
             report
         }
@@ -288,31 +288,13 @@ fn ptx_items(ptx: &str) -> Vec<PtxItem<'_>> {
             }
             continue;
         }
-        if let Some(name) = ptx_header_name(line) {
+        if let Some(name) = crate::ptx_parts::header_name(line) {
             current = Some((name, start));
         } else if crate::ptx_parts::is_variable(line) {
             out.push(PtxItem::Variable(line));
         }
     }
     out
-}
-
-/// The function named by a PTX function or kernel header line
-/// (`.visible .func (.param .b32 func_retval0) name(`), definition or
-/// prototype; `None` for any other line.
-pub fn ptx_header_name(line: &str) -> Option<&str> {
-    let mut rest = line.trim_end();
-    for prefix in [".visible ", ".weak ", ".extern "] {
-        rest = rest.strip_prefix(prefix).unwrap_or(rest).trim_start();
-    }
-    let rest = rest.strip_prefix(".func").or_else(|| rest.strip_prefix(".entry"))?;
-    let mut rest = rest.trim_start();
-    if rest.starts_with('(') {
-        // The return parameter, `(.param .b32 func_retval0)`.
-        rest = rest[rest.find(')')? + 1..].trim_start();
-    }
-    let end = rest.find(|c: char| c == '(' || c.is_whitespace()).unwrap_or(rest.len());
-    (end > 0).then(|| &rest[..end])
 }
 
 /// Why a function is in a PTX module: the shortest chain of references that
@@ -439,19 +421,31 @@ pub fn render_why(pattern: &str, whys: &[Why]) -> String {
     s
 }
 
-/// Function symbols (`t`/`T`/`W` with a size) from `llvm-nm --print-size`.
-pub fn nm_functions(nm: &str) -> Vec<(String, u64)> {
-    nm.lines()
-        .filter_map(|l| {
-            let mut it = l.split_whitespace();
-            let (_addr, size, kind, name) = (it.next()?, it.next()?, it.next()?, it.next()?);
-            if !matches!(kind, "t" | "T" | "W" | "w") {
-                return None;
-            }
-            let bytes = u64::from_str_radix(size, 16).ok()?;
-            (bytes > 0).then(|| (name.to_string(), bytes))
-        })
-        .collect()
+/// Each function of an ELF code object with its bytes of machine code: the
+/// symbols with a size that are defined in an executable section (what
+/// `llvm-nm --defined-only` marks `t`, `T` or `W`). Sorted by symbol, as
+/// `llvm-nm` listed them, so that functions of equal size and name keep the
+/// report's order. The error says why `elf` does not parse.
+pub fn elf_functions(elf: &[u8]) -> Result<Vec<(String, u64)>, String> {
+    use object::{Object, ObjectSection, ObjectSymbol, SectionFlags, SymbolKind};
+    let file = object::File::parse(elf).map_err(|e| e.to_string())?;
+    let executable = |index| {
+        let flags = file.section_by_index(index).map(|s| s.flags());
+        matches!(flags, Ok(SectionFlags::Elf { sh_flags, .. }) if sh_flags.contains(object::elf::SHF_EXECINSTR))
+    };
+    let mut out = Vec::new();
+    // `symbols()` is the static table (`.symtab`), every function's name; the
+    // dynamic one holds only the exported kernels.
+    for symbol in file.symbols() {
+        // An undefined, absolute or common symbol has no section index.
+        let Some(index) = symbol.section_index() else { continue };
+        if symbol.size() == 0 || matches!(symbol.kind(), SymbolKind::Section | SymbolKind::File) || !executable(index) {
+            continue;
+        }
+        out.push((symbol.name().map_err(|e| e.to_string())?.to_string(), symbol.size()));
+    }
+    out.sort();
+    Ok(out)
 }
 
 /// The symbol demangled, without its hash; the symbol itself if it is not a
@@ -547,32 +541,105 @@ mod tests {
         assert!(report.render(10).contains("foo::bar"));
     }
 
+    /// A section of [`elf64`]: name, `sh_type`, `sh_flags`, `sh_link`,
+    /// `sh_entsize`, contents.
+    type Section<'a> = (&'a str, u32, u64, u32, u64, &'a [u8]);
+
+    /// A little-endian ELF64 code object (`ET_DYN`, `EM_AMDGPU`) holding
+    /// `sections` (numbered from 1) and then `.shstrtab`: the header, each
+    /// section's bytes, the section names, the section headers.
+    fn elf64(sections: &[Section]) -> Vec<u8> {
+        let mut names = b"\0".to_vec();
+        let mut headers = vec![[0u8; 64]];
+        let mut elf = vec![0u8; 64];
+        let shstrtab: Section = (".shstrtab", 3, 0, 0, 0, &[]);
+        for (i, &(name, kind, flags, link, entsize, data)) in sections.iter().chain([&shstrtab]).enumerate() {
+            let mut h = [0u8; 64];
+            h[..4].copy_from_slice(&(names.len() as u32).to_le_bytes());
+            names.extend_from_slice(name.as_bytes());
+            names.push(0);
+            // The names are complete once `.shstrtab`, the last, is named.
+            let data = if i == sections.len() { names.as_slice() } else { data };
+            h[4..8].copy_from_slice(&kind.to_le_bytes());
+            h[8..0x10].copy_from_slice(&flags.to_le_bytes());
+            h[0x18..0x20].copy_from_slice(&(elf.len() as u64).to_le_bytes());
+            h[0x20..0x28].copy_from_slice(&(data.len() as u64).to_le_bytes());
+            h[0x28..0x2c].copy_from_slice(&link.to_le_bytes());
+            h[0x38..0x40].copy_from_slice(&entsize.to_le_bytes());
+            elf.extend_from_slice(data);
+            elf.resize(elf.len().next_multiple_of(8), 0);
+            headers.push(h);
+        }
+        let shoff = elf.len() as u64;
+        // Magic, 64-bit, little-endian, version 1; ET_DYN, EM_AMDGPU.
+        elf[..7].copy_from_slice(b"\x7fELF\x02\x01\x01");
+        elf[0x10..0x12].copy_from_slice(&3u16.to_le_bytes());
+        elf[0x12..0x14].copy_from_slice(&224u16.to_le_bytes());
+        elf[0x14..0x18].copy_from_slice(&1u32.to_le_bytes());
+        elf[0x28..0x30].copy_from_slice(&shoff.to_le_bytes());
+        elf[0x34..0x36].copy_from_slice(&64u16.to_le_bytes());
+        elf[0x3a..0x3c].copy_from_slice(&64u16.to_le_bytes());
+        elf[0x3c..0x3e].copy_from_slice(&(headers.len() as u16).to_le_bytes());
+        elf[0x3e..0x40].copy_from_slice(&(sections.len() as u16 + 1).to_le_bytes());
+        elf.extend(headers.concat());
+        elf
+    }
+
     #[test]
     fn elf_sections_are_counted_by_kind() {
-        // A 64-byte ELF header, the section names, then four section headers:
-        // null, .text (100 bytes), .strtab (20), .shstrtab (the names).
-        let names = b"\0.text\0.strtab\0.shstrtab\0";
-        let shoff = 64 + names.len();
-        let mut elf = vec![0u8; shoff + 4 * 64];
-        // Magic, 64-bit, little-endian, version 1.
-        elf[..7].copy_from_slice(b"\x7fELF\x02\x01\x01");
-        elf[0x14..0x18].copy_from_slice(&1u32.to_le_bytes());
-        elf[0x28..0x30].copy_from_slice(&(shoff as u64).to_le_bytes());
-        elf[0x3a..0x3c].copy_from_slice(&64u16.to_le_bytes());
-        elf[0x3c..0x3e].copy_from_slice(&4u16.to_le_bytes());
-        elf[0x3e..0x40].copy_from_slice(&3u16.to_le_bytes());
-        elf[64..shoff].copy_from_slice(names);
-        for (i, (name, kind, offset, size)) in [(1u32, 1u32, 0u64, 100u64), (7, 3, 0, 20), (15, 3, 64, names.len() as u64)].into_iter().enumerate() {
-            let h = shoff + (i + 1) * 64;
-            elf[h..h + 4].copy_from_slice(&name.to_le_bytes());
-            elf[h + 4..h + 8].copy_from_slice(&kind.to_le_bytes());
-            elf[h + 0x18..h + 0x20].copy_from_slice(&offset.to_le_bytes());
-            elf[h + 0x20..h + 0x28].copy_from_slice(&size.to_le_bytes());
-        }
+        let elf = elf64(&[(".text", 1, 6, 0, 0, &[0; 100]), (".strtab", 3, 0, 0, 0, &[0; 20])]);
+        let names = b"\0.text\0.strtab\0.shstrtab\0".len() as u64;
         let s = elf_sections(&elf).expect("an ELF64");
-        assert_eq!((s.text, s.symbols, s.data, s.other), (100, 20, 0, names.len() as u64));
+        assert_eq!((s.text, s.symbols, s.data, s.other), (100, 20, 0, names));
+        // The 64-byte header, the padding after each section to 8 bytes, 4 section headers.
+        assert_eq!(s.headers, 64 + 4 + 4 + 7 + 4 * 64);
         assert_eq!(elf_sections(b"not an ELF file"), None);
         assert_eq!(elf_sections(&elf[..80]), None, "section headers past the end");
+    }
+
+    #[test]
+    fn elf_functions_are_the_sized_symbols_of_code() {
+        let strtab = b"\0_RNvCs1_3foo3bar\0empty\0__gpu_start\0weak_fn\0__gpu_start.kd\0undefined_fn\0absolute\0";
+        let name = |n: &str| {
+            let at = strtab.windows(n.len() + 2).position(|w| w[0] == 0 && &w[1..=n.len()] == n.as_bytes() && w[n.len() + 1] == 0);
+            at.expect("in the string table") as u32 + 1
+        };
+        // (name, st_info = binding << 4 | type, st_shndx, st_size)
+        let symbols = [
+            (0, 0u8, 0u16, 0u64),
+            // STB_LOCAL STT_SECTION of .text: a section, not a function.
+            (0, 3, 1, 0x60),
+            (name("_RNvCs1_3foo3bar"), 0x02, 1, 0x10),
+            (name("empty"), 0x02, 1, 0),
+            (name("__gpu_start"), 0x12, 1, 0x40),
+            (name("weak_fn"), 0x22, 1, 8),
+            // The kernel descriptor: an STT_OBJECT in .rodata.
+            (name("__gpu_start.kd"), 0x11, 2, 64),
+            (name("undefined_fn"), 0x12, 0, 4),
+            // SHN_ABS.
+            (name("absolute"), 0x10, 0xfff1, 4),
+        ];
+        let mut symtab = Vec::new();
+        for (name, info, shndx, size) in symbols {
+            symtab.extend_from_slice(&name.to_le_bytes());
+            symtab.extend_from_slice(&[info, 0]);
+            symtab.extend_from_slice(&shndx.to_le_bytes());
+            symtab.extend_from_slice(&0u64.to_le_bytes());
+            symtab.extend_from_slice(&size.to_le_bytes());
+        }
+        let elf = elf64(&[
+            (".text", 1, 6, 0, 0, &[0; 0x60]),
+            (".rodata", 1, 2, 0, 0, &[0; 64]),
+            (".symtab", 2, 0, 4, 24, &symtab),
+            (".strtab", 3, 0, 0, 0, strtab),
+        ]);
+        let f = elf_functions(&elf).unwrap();
+        let expected = [("_RNvCs1_3foo3bar", 0x10), ("__gpu_start", 0x40), ("weak_fn", 8)];
+        assert_eq!(f, expected.map(|(n, b)| (n.to_string(), b)));
+        let report = from_symbols(elf.len() as u64, "machine code", f);
+        assert_eq!(report.functions[0].name, "__gpu_start");
+        assert_eq!(report.functions[1].name, "foo::bar");
+        assert!(elf_functions(b"not an ELF file").is_err());
     }
 
     #[test]
@@ -638,15 +705,6 @@ mod tests {
         assert_eq!(ptx_why(ptx, "export"), [Why { target: "foo::export".into(), chain: None }]);
         assert!(ptx_why(ptx, "nothing").is_empty());
         assert_eq!(why_json(&why)[0]["chain"][2]["data"], true);
-    }
-
-    #[test]
-    fn nm_lines_give_sized_functions() {
-        let nm = "0000000000001000 0000000000000040 T __gpu_start\n\
-                  0000000000001040 0000000000000010 t _RNvCs1_3foo3bar\n\
-                  0000000000002000 0000000000000008 D __gpu_stack_slot\n\
-                  0000000000001050 0000000000000000 t empty\n";
-        assert_eq!(nm_functions(nm), vec![("__gpu_start".to_string(), 0x40), ("_RNvCs1_3foo3bar".to_string(), 0x10)]);
     }
 
     #[test]

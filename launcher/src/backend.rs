@@ -6,43 +6,11 @@
 //! It owns its allocations and frees them on drop, unless a launched kernel
 //! has not finished (freeing would wait for it forever).
 
-use std::fmt;
+use gpu_toolchain::Vendor;
 
 use crate::codeobj::CodeObject;
 use crate::exit;
 use crate::libpath::Tried;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Vendor {
-    Amd,
-    Nvidia,
-}
-
-impl Vendor {
-    /// The API name: `HIP` or `CUDA`.
-    pub fn api(self) -> &'static str {
-        match self {
-            Vendor::Amd => "HIP",
-            Vendor::Nvidia => "CUDA",
-        }
-    }
-    pub fn other(self) -> Vendor {
-        match self {
-            Vendor::Amd => Vendor::Nvidia,
-            Vendor::Nvidia => Vendor::Amd,
-        }
-    }
-}
-
-impl fmt::Display for Vendor {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Vendor::Amd => "AMD",
-            Vendor::Nvidia => "NVIDIA",
-        })
-    }
-}
 
 /// What `gpurun devices` shows and the launcher sizes launches with.
 #[derive(Clone, Debug, serde::Serialize)]

@@ -2,7 +2,9 @@
 //! facts `gpurun doctor` prints ([`driver_report`]), opening the backend a
 //! code object needs, and the "wrong vendor" diagnosis.
 
-use crate::backend::{Backend, BackendError, DeviceInfo, Vendor};
+use gpu_toolchain::Vendor;
+
+use crate::backend::{Backend, BackendError, DeviceInfo};
 use crate::codeobj::CodeObject;
 use crate::{cuda, hip};
 

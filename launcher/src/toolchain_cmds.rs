@@ -121,10 +121,7 @@ pub fn size(program: PathBuf, build: BuildArgs, top: usize, json: bool, why: Opt
         }
         return Ok(if whys.is_empty() { 1 } else { 0 });
     }
-    let paths = Paths::from_env();
-    ensure_toolchain(&paths, false)?;
-    let llvm = tc::llvm_bin(&paths.toolchain).context("llvm-tools (llvm-nm) in the patched toolchain")?;
-    let report = gpu_toolchain::size::report(&object, vendor, &llvm).map_err(toolchain_failure)?;
+    let report = gpu_toolchain::size::report(&object, vendor).map_err(toolchain_failure)?;
     if json {
         println!("{}", serde_json::to_string_pretty(&report.to_json(top))?);
     } else {

@@ -4,8 +4,10 @@
 //!   checks is `tests::acceptance`, in the `tests` crate);
 //! - [`selftest`]: the acceptance suite and the benchmark matrix on the GPU
 //!   found, in one command, with one report file (`gpurun-dev selftest`);
+//! - [`machine`]: what both find on this machine (tools, GPUs, the CPU);
 
 pub mod bench;
+pub mod machine;
 pub mod selftest;
 
 use std::path::PathBuf;

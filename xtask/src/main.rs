@@ -125,7 +125,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
             };
             let arch = match arch {
                 Some(a) => a,
-                None => bench::list_gpus(&gpurun).into_iter().next().map(|g| g.arch).ok_or_else(|| Failure {
+                None => xtask::machine::list_gpus(&gpurun).into_iter().next().map(|g| g.arch).ok_or_else(|| Failure {
                     code: launcher::exit::NO_DEVICE,
                     message: format!("`{} devices` found no GPU; the acceptance suite needs one (pass --arch to run it anyway)", gpurun.display()),
                 })?,

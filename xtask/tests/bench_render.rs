@@ -7,15 +7,15 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use xtask::bench::render::{self, RunFile};
-use xtask::bench::{schema, spec, svg};
+use xtask::bench::matrix::{self, RunFile};
+use xtask::bench::{render, schema, spec, svg};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bench")
 }
 
 fn runs() -> Vec<RunFile> {
-    render::load_dir(&fixtures().join("runs")).expect("the fixture runs are valid")
+    matrix::load_dir(&fixtures().join("runs")).expect("the fixture runs are valid")
 }
 
 /// A fresh temporary folder holding copies of `from`'s files.
@@ -56,7 +56,7 @@ fn the_table_has_every_id_the_amd_text_and_the_verdicts() {
     }
     assert!(md.contains("not run: no AMD hardware"));
     // The fixture rows name an old command; the notes give today's, for both AMD columns.
-    assert!(md.contains(&format!("- GPU-AMD: not run: no AMD hardware — {}", xtask::bench::run::amd_note())), "{md}");
+    assert!(md.contains(&format!("- GPU-AMD: not run: no AMD hardware — {}", spec::amd_note())), "{md}");
     assert!(!md.contains("cargo run --release -p launcher --bin gpurun -- bench"));
     // The newest run (2026-01-02, 10 % slower than the first) is shown.
     let spawn = line(&md, "spawn_join", "");
@@ -100,7 +100,7 @@ fn ratios_to_native_come_from_the_same_run() {
     for (name, rows) in files {
         std::fs::write(dir.join(name), serde_json::to_string(&rows).unwrap()).unwrap();
     }
-    let md = render::render_markdown(&render::load_dir(&dir).unwrap());
+    let md = render::render_markdown(&matrix::load_dir(&dir).unwrap());
     std::fs::remove_dir_all(&dir).unwrap();
     // The goals' device's own line: its run's baseline (2000 / 4000).
     assert!(line(&md, "reduction", "").contains("×0.50 |"), "{}", line(&md, "reduction", ""));
@@ -125,7 +125,7 @@ fn the_plot_has_every_latency_line_and_backend() {
 
 #[test]
 fn invalid_results_are_refused_with_their_file_and_row() {
-    let e = render::load_dir(&fixtures().join("bad")).unwrap_err();
+    let e = matrix::load_dir(&fixtures().join("bad")).unwrap_err();
     assert!(e.contains("2026-01-03-fake-gpu-fake0003.json: row 1"), "{e}");
     assert!(e.contains("neither `measured` nor `not run: <reason>`"), "{e}");
     assert!(e.contains("row 2 (warp_drive): `warp_drive` is not a benchmark id"), "{e}");
@@ -163,7 +163,7 @@ fn bench_usage() {
 #[test]
 fn committed_results_match_the_schema_and_the_committed_table() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench-results");
-    let runs = render::load_dir(&dir).expect("the committed results are valid");
+    let runs = matrix::load_dir(&dir).expect("the committed results are valid");
     if runs.is_empty() {
         eprintln!("no committed results in {}: nothing to check", dir.display());
         return;

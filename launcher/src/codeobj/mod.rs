@@ -8,10 +8,10 @@ pub mod ptx;
 
 use std::path::{Path, PathBuf};
 
+use gpu_toolchain::Vendor;
 use object::{Object, ObjectSection, ObjectSymbol};
 use rt_abi::protocol::KERNEL_ENTRY;
 
-use crate::backend::Vendor;
 use amdgpu::Feature;
 pub use ptx::PtxInfo;
 

@@ -9,9 +9,10 @@ use std::ffi::{CString, c_void};
 use std::mem::MaybeUninit;
 
 use cudarc::driver::{result, sys};
+use gpu_toolchain::Vendor;
 use rt_abi::protocol::{KERNEL_ENTRY, SHARED_STACKS_SYMBOL};
 
-use crate::backend::{Backend, BackendError, DeviceInfo, KernelInfo, MappedBuf, Vendor, stack_refused};
+use crate::backend::{Backend, BackendError, DeviceInfo, KernelInfo, MappedBuf, stack_refused};
 use crate::codeobj::{CodeObject, Kind, ptx};
 
 pub use probe::{Driver, driver};

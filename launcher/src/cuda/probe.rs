@@ -9,8 +9,9 @@
 use std::sync::OnceLock;
 
 use cudarc::driver::{result, sys};
+use gpu_toolchain::Vendor;
 
-use crate::backend::{BackendError, Vendor};
+use crate::backend::BackendError;
 use crate::libpath;
 
 /// Every driver entry point the launcher calls (through cudarc).

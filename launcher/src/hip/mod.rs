@@ -24,9 +24,10 @@ use std::ffi::{CString, c_int, c_void};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+use gpu_toolchain::Vendor;
 use rt_abi::protocol::{KERNEL_ENTRY, SHARED_STACKS_SYMBOL};
 
-use crate::backend::{Backend, BackendError, DeviceInfo, KernelInfo, MappedBuf, Vendor, paren, stack_refused};
+use crate::backend::{Backend, BackendError, DeviceInfo, KernelInfo, MappedBuf, paren, stack_refused};
 use crate::codeobj::amdgpu::{TargetId, check_compatible};
 use crate::codeobj::{CodeObject, Kind};
 use crate::{abort_guard, libpath};

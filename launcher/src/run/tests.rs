@@ -7,10 +7,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::JoinHandle;
 
+use gpu_toolchain::Vendor;
 use rt_abi::protocol::*;
 
 use super::*;
-use crate::backend::{DeviceInfo, KernelInfo, Vendor};
+use crate::backend::{DeviceInfo, KernelInfo};
 use crate::ring::testing::{Producer, VecSink};
 
 /// What the fake kernel sees.

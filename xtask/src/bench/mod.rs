@@ -1,10 +1,11 @@
 //! The cross-vendor benchmark matrix (benches/BENCH.md, rendered from [`spec`];
 //! results in `bench-results/`): the benchmarks, their baselines and goals
 //! ([`spec`]), the JSON row format and its check ([`schema`]), and what is
-//! made from all result files: a Markdown table ([`render`]) and a latency
-//! plot ([`svg`]). [`run`] is `gpurun-dev bench`.
+//! made from all result files ([`matrix`]): a Markdown table ([`render`]) and
+//! a latency plot ([`svg`]). [`run`] is `gpurun-dev bench`.
 
 pub mod child;
+pub mod matrix;
 pub mod native;
 pub mod run;
 pub mod render;

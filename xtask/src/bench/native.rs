@@ -74,7 +74,7 @@ impl Compiler {
             Compiler::Nvcc => "NVCC",
             Compiler::Hipcc => "HIPCC",
         };
-        crate::selftest::probe::find(var, self.name(), &dirs, env)
+        crate::machine::find(var, self.name(), &dirs, env)
     }
 
     /// [`Compiler::find`] in this process's environment.

@@ -1,42 +1,16 @@
 //! `bench-results/README.md`: the matrix made from every result file in the
 //! folder — rows × columns GPU-AMD / GPU-NVIDIA / CPU / native baseline, the
 //! ratio ours ÷ baseline, the goal and whether it is met, and the runs.
-//! The same [`Matrix`] feeds the plot ([`super::svg`]).
+//! [`write_all`] writes it with the plot ([`super::svg`]); both are drawn
+//! from the same [`Matrix`].
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use super::matrix::{Matrix, NATIVE, RunFile, load_dir};
 use super::schema::{self, Row};
 use super::spec::{self, Check, Spec};
 use super::svg;
-
-/// One result file: its name and its (valid) rows.
-#[derive(Clone, Debug)]
-pub struct RunFile {
-    pub name: String,
-    pub rows: Vec<Row>,
-}
-
-/// Reads and checks every `*.json` in `dir`. Any invalid row is an error
-/// naming its file and row: nothing unchecked reaches the table.
-pub fn load_dir(dir: &Path) -> Result<Vec<RunFile>, String> {
-    let entries = std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
-    let mut paths: Vec<PathBuf> =
-        entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "json")).collect();
-    paths.sort();
-    let mut files = Vec::new();
-    let mut problems = Vec::new();
-    for p in paths {
-        let name = p.file_name().unwrap_or_default().to_string_lossy().into_owned();
-        let text = std::fs::read_to_string(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-        match schema::validate_file(&text) {
-            Ok(rows) => files.push(RunFile { name, rows }),
-            Err(errs) => problems.extend(errs.into_iter().map(|e| format!("{}: {e}", p.display()))),
-        }
-    }
-    if problems.is_empty() { Ok(files) } else { Err(format!("invalid benchmark results:\n  {}", problems.join("\n  "))) }
-}
 
 /// Renders `dir/README.md` and `dir/latency.svg` from all of `dir/*.json`,
 /// and `dir/size-and-load/README.md` from its JSON files where it exists.
@@ -64,108 +38,9 @@ pub fn write_all(dir: &Path) -> Result<(PathBuf, PathBuf), String> {
 pub const COLUMNS: [(&str, &str); 4] =
     [("amd", "GPU-AMD"), ("nvidia", "GPU-NVIDIA"), ("cpu", "CPU"), ("native", "native baseline")];
 
-/// The native backends, the one shown first first.
-const NATIVE: [&str; 3] = ["native-cuda", "native-hip", "native-cpu"];
-
-/// (file index, row) — a row and the run it came from.
-type Entry<'a> = (usize, &'a Row);
-
-/// Every row of every run, grouped by (benchmark, variant, backend), each
-/// group oldest first (by date, then file name).
-pub struct Matrix<'a> {
-    pub files: &'a [RunFile],
-    /// (benchmark, variant) in table order: BENCH.md's, then first appearance.
-    pub keys: Vec<(String, String)>,
-    groups: BTreeMap<(String, String, String), Vec<Entry<'a>>>,
-}
-
-impl<'a> Matrix<'a> {
-    pub fn new(files: &'a [RunFile]) -> Matrix<'a> {
-        let mut keys: Vec<(usize, usize, (String, String))> = Vec::new();
-        let mut groups: BTreeMap<_, Vec<Entry<'a>>> = BTreeMap::new();
-        let mut seq = 0;
-        for (f, file) in files.iter().enumerate() {
-            for row in &file.rows {
-                let key = (row.benchmark.clone(), row.variant.clone());
-                if !keys.iter().any(|(_, _, k)| *k == key) {
-                    keys.push((spec::order(&row.benchmark), seq, key.clone()));
-                }
-                seq += 1;
-                groups.entry((key.0, key.1, row.backend.clone())).or_default().push((f, row));
-            }
-        }
-        // Runs on the goals' device (BENCH.md's goals are for the H100) sort
-        // after the others, so "newest" means the newest run there, and a
-        // cell's ratio and verdict come from one H100 run.
-        for entries in groups.values_mut() {
-            entries.sort_by(|a, b| (goal_device(&a.1.device), &a.1.date, a.0).cmp(&(goal_device(&b.1.device), &b.1.date, b.0)));
-        }
-        keys.sort();
-        let mut keys: Vec<(String, String)> = keys.into_iter().map(|(_, _, k)| k).collect();
-        // A benchmark's "" line holding only "not run" rows (a backend that
-        // could not run at all) is not shown when it has other variants:
-        // `shown` puts those rows on every variant's line instead.
-        let only_not_run = |b: &str, v: &str| {
-            groups.iter().filter(|((gb, gv, _), _)| gb == b && gv == v).all(|(_, e)| e.iter().all(|(_, r)| !r.measured()))
-        };
-        let has_variants = |b: &str| keys.iter().any(|(kb, kv)| kb == b && !kv.is_empty());
-        let hidden: Vec<bool> = keys.iter().map(|(b, v)| v.is_empty() && has_variants(b) && only_not_run(b, v)).collect();
-        let mut h = hidden.into_iter();
-        keys.retain(|_| !h.next().unwrap_or(false));
-        Matrix { files, keys, groups }
-    }
-
-    /// Rows of one cell, oldest first.
-    pub fn history(&self, bench: &str, variant: &str, backend: &str) -> &[Entry<'a>] {
-        self.groups.get(&(bench.to_string(), variant.to_string(), backend.to_string())).map_or(&[], |v| v)
-    }
-
-    /// The newest row of one cell.
-    pub fn latest(&self, bench: &str, variant: &str, backend: &str) -> Option<&'a Row> {
-        self.history(bench, variant, backend).last().map(|e| e.1)
-    }
-
-    /// The newest row of a cell, or else the backend's newest "not run" row
-    /// of the benchmark proper (a whole backend missing says why on every line).
-    pub fn shown(&self, bench: &str, variant: &str, backend: &str) -> Option<&'a Row> {
-        self.latest(bench, variant, backend)
-            .or_else(|| self.latest(bench, "", backend).filter(|r| !r.measured()))
-    }
-
-    /// The native baseline to compare `ours` (a row of (bench, variant))
-    /// with: from the same run (device and date) where it measured one, else
-    /// the newest; of those, the same variant if measured, else the best
-    /// measured native variant of the benchmark (`false`: not the same variant).
-    pub fn baseline(&self, bench: &str, variant: &str, ours: &Row) -> Option<(&'a Row, bool)> {
-        let same_run = |r: &&Row| r.measured() && r.device == ours.device && r.date == ours.date;
-        let in_run = |b: &str, v: &str, backend: &str| self.history(b, v, backend).iter().rev().map(|e| e.1).find(same_run);
-        let newest = |b: &str, v: &str, backend: &str| self.latest(b, v, backend).filter(|r| r.measured());
-        self.pick_baseline(bench, variant, in_run).or_else(|| self.pick_baseline(bench, variant, newest))
-    }
-
-    /// Among the native rows `row(bench, variant, backend)` gives: the same
-    /// variant's, else the best of the benchmark's variants.
-    fn pick_baseline(&self, bench: &str, variant: &str, row: impl Fn(&str, &str, &str) -> Option<&'a Row>) -> Option<(&'a Row, bool)> {
-        if let Some(r) = NATIVE.iter().find_map(|backend| row(bench, variant, backend)) {
-            return Some((r, true));
-        }
-        let candidates = self.keys.iter().filter(|(b, _)| b == bench).filter_map(|(b, v)| row(b, v, NATIVE[0]));
-        candidates.min_by(|a, b| score(a).total_cmp(&score(b))).map(|r| (r, false))
-    }
-}
-
-/// Lower is better: p50 of a latency, minus the value of a rate.
-fn score(r: &Row) -> f64 {
-    match (r.latency, r.value) {
-        (Some((p50, _, _)), _) => p50,
-        (None, Some(v)) => -v,
-        _ => f64::INFINITY,
-    }
-}
-
 /// ours ÷ theirs: p50 over p50 for latencies, value over value for rates.
 pub fn ratio(ours: &Row, theirs: &Row) -> Option<f64> {
-    let r = match (ours.latency, theirs.latency, ours.value, theirs.value) {
+    let r = match (ours.latency(), theirs.latency(), ours.value(), theirs.value()) {
         (Some(a), Some(b), _, _) => a.0 / b.0,
         (_, _, Some(a), Some(b)) => a / b,
         _ => return None,
@@ -211,7 +86,7 @@ pub fn fmt_value(v: f64, unit: &str) -> String {
 
 /// What a cell shows for one row.
 pub fn cell(r: &Row) -> String {
-    let mut s = match (r.latency, r.value) {
+    let mut s = match (r.latency(), r.value()) {
         (Some((p50, p99, _)), _) => format!("{} / {}", fmt_ns(p50), fmt_ns(p99)),
         (None, Some(v)) => fmt_value(v, &r.unit),
         _ => r.status.clone(),
@@ -220,11 +95,6 @@ pub fn cell(r: &Row) -> String {
         let _ = write!(s, ", {lost} lines lost");
     }
     s
-}
-
-/// Whether `device` is the one BENCH.md's goals are for.
-fn goal_device(device: &str) -> bool {
-    device.contains("H100")
 }
 
 /// A cell with the spread over earlier runs on the same device, if any, and
@@ -236,7 +106,7 @@ fn cell_with_spread(m: &Matrix, bench: &str, variant: &str, backend: &str) -> St
         .history(bench, variant, backend)
         .iter()
         .filter(|(_, r)| r.measured() && r.device == latest.device)
-        .filter_map(|(_, r)| r.latency.map(|l| l.0).or(r.value))
+        .filter_map(|(_, r)| r.latency().map(|l| l.0).or(r.value()))
         .collect();
     // The newest figure of each other device (an H200 beside the H100).
     let mut others: Vec<(&str, String)> = Vec::new();
@@ -252,8 +122,8 @@ fn cell_with_spread(m: &Matrix, bench: &str, variant: &str, backend: &str) -> St
     if same.len() >= 2 {
         let lo = same.iter().copied().fold(f64::INFINITY, f64::min);
         let hi = same.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let show = |x| if latest.latency.is_some() { fmt_ns(x) } else { fmt_value(x, &latest.unit) };
-        let what = if latest.latency.is_some() { "p50 " } else { "" };
+        let show = |x| if latest.latency().is_some() { fmt_ns(x) } else { fmt_value(x, &latest.unit) };
+        let what = if latest.latency().is_some() { "p50 " } else { "" };
         let _ = write!(s, "<br><sub>{} runs: {what}{} – {}</sub>", same.len(), show(lo), show(hi));
     }
     s
@@ -266,15 +136,15 @@ fn check(m: &Matrix, c: Check, bench: &str, variant: &str) -> Option<Result<Stri
     let verdict = |ok: bool, detail: String| Some(if ok { Ok(detail) } else { Err(detail) });
     match c {
         Check::P50AtMost(ns) => {
-            let p50 = r.latency?.0;
+            let p50 = r.latency()?.0;
             verdict(p50 <= ns, format!("p50 {} vs ≤ {}", fmt_ns(p50), fmt_ns(ns)))
         }
         Check::P99AtMost(ns) => {
-            let p99 = r.latency?.1;
+            let p99 = r.latency()?.1;
             verdict(p99 <= ns, format!("p99 {} vs ≤ {}", fmt_ns(p99), fmt_ns(ns)))
         }
         Check::ValueAtLeast(min) => {
-            let v = r.value?;
+            let v = r.value()?;
             verdict(v >= min, format!("{} vs ≥ {}", fmt_value(v, &r.unit), fmt_value(min, &r.unit)))
         }
         Check::ValueRatioToNativeAtLeast(min) => {
@@ -418,7 +288,7 @@ fn notes(m: &Matrix, out: &mut String) {
             let Some(note) = r.text("note") else { continue };
             let line = if backend == "amd" && !r.measured() {
                 // The command to run is today's, whichever run the row came from.
-                let note = if r.status.ends_with("no AMD hardware") { super::run::amd_note() } else { note.to_string() };
+                let note = if r.status.ends_with("no AMD hardware") { spec::amd_note() } else { note.to_string() };
                 format!("GPU-AMD: {} — {note}", r.status)
             } else {
                 format!("`{bench}`{} ({backend}): {note}", if variant.is_empty() { String::new() } else { format!(" {variant}") })

@@ -24,18 +24,7 @@ use launcher::exit;
 use serde_json::{Map, Value, json};
 
 use crate::Failure;
-
-/// What a ROCm user runs to fill both AMD columns: GPU-AMD (our runtime) and
-/// the native HIP baselines (benches/native built with hipcc, where found).
-pub const AMD_COMMAND: &str = "cargo run --release -p xtask -- bench";
-
-/// The note of a "no AMD hardware" row; the matrix shows the current one.
-pub fn amd_note() -> String {
-    format!(
-        "on a machine with a ROCm GPU, `{AMD_COMMAND}` fills this column and the native-hip baseline rows \
-         (benches/native built there with hipcc)"
-    )
-}
+use crate::machine::{Gpu, clocks, cpu_model, list_gpus};
 
 #[derive(Args, Debug, Clone)]
 #[command(after_help = "Without --programs / --cpu, the programs of benches/programs are built first (this needs the \
@@ -75,20 +64,6 @@ pub struct BenchArgs {
 
 fn log(line: &str) {
     eprintln!("bench: {line}");
-}
-
-/// A GPU of this machine, as `gpurun devices --json` lists it.
-#[derive(Clone, Debug)]
-pub struct Gpu {
-    /// "amd" or "nvidia" (the row's backend).
-    pub backend: &'static str,
-    pub index: u32,
-    pub name: String,
-    /// `sm_90`, `gfx90a`: the code objects' suffix.
-    pub arch: String,
-    /// Name, arch and compute units, as the result rows name it.
-    pub device: String,
-    pub driver: String,
 }
 
 /// Facts every row gets.
@@ -199,67 +174,6 @@ impl Context {
     }
 }
 
-/// The GPUs `gpurun devices --json` lists (none if it fails).
-pub fn list_gpus(exe: &Path) -> Vec<Gpu> {
-    let Ok(out) = Command::new(exe).args(["devices", "--json"]).output() else { return Vec::new() };
-    let Ok(v) = serde_json::from_slice::<Value>(&out.stdout) else { return Vec::new() };
-    let smi_driver = nvidia_smi("driver_version", 0);
-    let mut gpus = Vec::new();
-    for d in v["devices"].as_array().into_iter().flatten() {
-        let s = |k: &str| d[k].as_str().unwrap_or("?").to_string();
-        let backend = match d["vendor"].as_str() {
-            Some("amd") => "amd",
-            Some("nvidia") => "nvidia",
-            _ => continue,
-        };
-        let version = d["driver_version"].as_i64().unwrap_or(0);
-        let arch = s("arch").split(':').next().unwrap_or("?").to_string();
-        let units = if backend == "nvidia" { "SMs" } else { "CUs" };
-        let driver = if backend == "nvidia" {
-            let cuda = format!("CUDA {}.{}", version / 1000, version % 1000 / 10);
-            smi_driver.as_ref().map_or(cuda.clone(), |d| format!("{d} ({cuda})"))
-        } else {
-            format!("HIP {version}")
-        };
-        gpus.push(Gpu {
-            backend,
-            index: d["index"].as_u64().unwrap_or(0) as u32,
-            name: s("name"),
-            device: format!("{} ({arch}, {} {units})", s("name"), d["compute_units"].as_u64().unwrap_or(0)),
-            arch,
-            driver,
-        });
-    }
-    gpus
-}
-
-/// One `nvidia-smi --query-gpu` field of GPU `index`, if nvidia-smi works.
-fn nvidia_smi(fields: &str, index: u32) -> Option<String> {
-    let out = Command::new("nvidia-smi")
-        .args(["-i", &index.to_string(), &format!("--query-gpu={fields}"), "--format=csv,noheader,nounits"])
-        .output()
-        .ok()?;
-    let text = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    (out.status.success() && !text.is_empty()).then_some(text)
-}
-
-/// The clocks the GPU runs at right now, as far as the tools say.
-fn clocks(gpu: &Gpu) -> String {
-    if gpu.backend != "nvidia" {
-        return "unknown".into();
-    }
-    match nvidia_smi("clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw", gpu.index) {
-        Some(t) => {
-            let f: Vec<&str> = t.split(',').map(str::trim).collect();
-            match f.as_slice() {
-                [sm, max, mem, temp, power] => format!("SM {sm}/{max} MHz, memory {mem} MHz, {temp} C, {power} W"),
-                _ => t,
-            }
-        }
-        None => "unknown (no nvidia-smi)".into(),
-    }
-}
-
 /// `$GPURUN_COMMIT`, else `git rev-parse` (+ `-dirty`), else "unknown".
 fn commit() -> String {
     if let Ok(c) = std::env::var("GPURUN_COMMIT") {
@@ -277,13 +191,6 @@ fn commit() -> String {
         }
         _ => "unknown".into(),
     }
-}
-
-pub fn cpu_model() -> String {
-    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    let model = info.lines().find_map(|l| l.strip_prefix("model name")?.split_once(':').map(|(_, m)| m.trim().to_string()));
-    let n = std::thread::available_parallelism().map_or(0, |n| n.get());
-    format!("{} ({n} threads)", model.unwrap_or_else(|| std::env::consts::ARCH.to_string()))
 }
 
 /// A row the harness writes itself: `status: not run: <reason>`.
@@ -304,7 +211,7 @@ fn not_run(ctx: &Context, s: &Spec, backend: &str, reason: &str) -> Map<String, 
 
 fn no_amd(ctx: &Context, s: &Spec) -> Map<String, Value> {
     let mut r = not_run(ctx, s, "amd", "no AMD hardware");
-    r.insert("note".into(), amd_note().into());
+    r.insert("note".into(), spec::amd_note().into());
     r
 }
 

@@ -325,6 +325,18 @@ pub fn bench_md() -> String {
     s
 }
 
+/// What a ROCm user runs to fill both AMD columns: GPU-AMD (our runtime) and
+/// the native HIP baselines (benches/native built with hipcc, where found).
+pub const AMD_COMMAND: &str = "cargo run --release -p xtask -- bench";
+
+/// The note of a "no AMD hardware" row; the matrix shows the current one.
+pub fn amd_note() -> String {
+    format!(
+        "on a machine with a ROCm GPU, `{AMD_COMMAND}` fills this column and the native-hip baseline rows \
+         (benches/native built there with hipcc)"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::render::{Matrix, RunFile};
+use super::matrix::{Matrix, RunFile};
 
 /// (backend, legend label, colour, marker shape)
 const SERIES: [(&str, &str, &str, Shape); 5] = [
@@ -78,7 +78,7 @@ pub fn render(files: &[RunFile]) -> String {
             .iter()
             .enumerate()
             .filter_map(|(i, (backend, ..))| {
-                let (p50, p99, _) = m.latest(bench, variant, backend)?.latency?;
+                let (p50, p99, _) = m.latest(bench, variant, backend)?.latency()?;
                 // Log axis: errors of 0 or less (sleep_accuracy) sit at 1 ns.
                 Some((i, p50.max(1.0), p99.max(1.0)))
             })

@@ -25,7 +25,7 @@ use clap::Args;
 use crate::Failure;
 use ::tests::acceptance::{CHECKS, Suite, Verdict};
 use crate::bench::native::Compiler;
-use crate::bench::run::Gpu;
+use crate::machine::Gpu;
 use crate::bench::{slug, spec};
 use bench_stage::BenchRun;
 use probe::Facts;

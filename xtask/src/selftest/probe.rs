@@ -3,14 +3,13 @@
 //! `gpurun` look for it, and `$NVCC`, `$HIPCC` or `$GPURUN_PTXAS` naming a
 //! file that is not there means "none" (how a test turns one off).
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::bench::native::Compiler;
-use crate::bench::run::{Gpu, cpu_model, list_gpus};
 use crate::bench::utc_timestamp;
+use crate::machine::{Gpu, cpu_model, find, list_gpus};
 
 /// A tool the selftest may use or only reports.
 #[derive(Clone, Debug)]
@@ -126,16 +125,6 @@ fn tools() -> Vec<Tool> {
         .collect()
 }
 
-/// `$VAR` if set (a path that is not a file: none), else `name` on `PATH`,
-/// else in one of `dirs`.
-pub fn find(var: &str, name: &str, dirs: &[PathBuf], env: &dyn Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
-    if let Some(p) = env(var) {
-        return Some(PathBuf::from(p)).filter(|p| p.is_file());
-    }
-    let path: Vec<PathBuf> = env("PATH").map(|p| std::env::split_paths(&p).collect()).unwrap_or_default();
-    path.iter().chain(dirs).map(|d| d.join(name)).find(|p| p.is_file())
-}
-
 /// The lines of a `--version` text that name a release or version (at most
 /// three, joined), else its first line: `Cuda compilation tools, release
 /// 13.0, V13.0.88` rather than nvcc's copyright.
@@ -173,23 +162,5 @@ mod tests {
             {"api": "X", "error": null}]}"#;
         assert_eq!(driver_errors(json), ["HIP: no AMD GPU: hipInit failed", "CUDA: no NVIDIA GPU: could not load libcuda; tried"]);
         assert!(driver_errors("cannot run gpurun").is_empty());
-    }
-
-    #[test]
-    fn a_variable_naming_no_file_means_no_tool() {
-        let dir = std::env::temp_dir().join(format!("selftest-find-{}", std::process::id()));
-        std::fs::create_dir_all(dir.join("bin")).unwrap();
-        std::fs::write(dir.join("bin/nvcc"), "").unwrap();
-        let on_path = |v: &str| (v == "PATH").then(|| dir.join("bin").into_os_string());
-        assert_eq!(find("NVCC", "nvcc", &[], &on_path), Some(dir.join("bin/nvcc")));
-        assert_eq!(find("NVCC", "hipcc", &[], &on_path), None);
-        let off = |v: &str| match v {
-            "NVCC" => Some(OsString::from("/nonexistent/nvcc")),
-            _ => on_path(v),
-        };
-        assert_eq!(find("NVCC", "nvcc", &[], &off), None);
-        let in_fallback = |_: &str| None;
-        assert_eq!(find("NVCC", "nvcc", &[dir.join("bin")], &in_fallback), Some(dir.join("bin/nvcc")));
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use super::probe::Facts;
 use ::tests::acceptance::{CheckResult, Verdict};
-use crate::bench::run::Gpu;
+use crate::machine::Gpu;
 use crate::bench::schema::NOT_RUN;
 
 /// A stage's state when the report is written.
