@@ -78,7 +78,7 @@ pub fn sound_after_rewrites(ir: &str, callee: &str) -> String {
 /// The `amdgpu-no-*` marks of function `name`'s attribute group, or `None`
 /// where `ir` does not define it with one.
 fn defined_marks<'a>(ir: &'a str, name: &str) -> Option<Vec<&'a str>> {
-    let header = ir.lines().find(|l| l.starts_with("define ") && crate::shared_stack::function_name(l) == name)?;
+    let header = ir.lines().find(|l| l.starts_with("define ") && crate::ir_text::function_name(l) == name)?;
     let group = header.rsplit(" #").next()?.split_whitespace().next()?;
     let key = format!("attributes #{group} = ");
     let attrs = ir.lines().find_map(|l| l.strip_prefix(key.as_str()))?;

@@ -49,7 +49,7 @@ use std::collections::{HashMap, HashSet};
 
 use gpu_toolchain::codecheck::Registers;
 
-use crate::shared_stack::function_name;
+use crate::ir_text::function_name;
 use crate::split::{
     Ref, for_each_ref, function_at, function_declaration, global_declaration, global_name, inline_groups, is_always_inline, made_hidden,
     scan,
@@ -444,7 +444,7 @@ pub fn with_register_floor(part: &str, regs: Registers) -> String {
         if line.starts_with("define ") && line.contains(KERNEL_CC) {
             // After the entry block's label, if it has one.
             if let Some(next) = lines.peek()
-                && crate::shared_stack::is_label(next)
+                && crate::ir_text::is_label(next)
             {
                 out.push_str(next);
                 out.push('\n');

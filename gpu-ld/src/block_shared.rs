@@ -73,7 +73,7 @@ fn is_definition(line: &str, name: &str) -> bool {
 fn shared_definition(line: &str) -> String {
     let keyword = line.find(" global ").expect("is_definition found ` global `");
     let (head, rest) = (&line[..keyword], &line[keyword + " global ".len()..]);
-    let (ty, after) = crate::shared_stack::split_type(rest);
+    let (ty, after) = crate::ir_text::split_type(rest);
     let align = after.find(", align ").map_or("", |p| after[p..].trim_end());
     format!("{head} addrspace(3) global {ty} undef{align}\n")
 }

@@ -11,7 +11,7 @@
 //! same function, else the previous one. A location taken from the same
 //! function always has a scope inside that function's subprogram.
 
-use crate::call_stack::callee;
+use crate::ir_text::callee;
 
 /// `ir` with a `!dbg` on every call that lacks one inside a function with
 /// debug info; `None` when the module has no debug info or nothing lacked one.

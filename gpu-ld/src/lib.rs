@@ -52,6 +52,7 @@ pub use error::LinkError;
 pub mod device_scope;
 pub mod int128_float;
 pub mod ir_names;
+mod ir_text;
 pub mod lanes_wanted;
 pub mod ptx_fixup;
 pub mod rmw_order;

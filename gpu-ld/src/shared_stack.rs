@@ -47,7 +47,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Write;
 
 use crate::Target;
-use crate::call_stack::{Callee, address_uses, call_parts};
+use crate::ir_text::{Callee, address_uses, call_parts, closing_paren, function_name, is_label, split_type};
 
 /// The global holding the address of each lane's `[sp, limit]` pair; what a
 /// frame that does not fit calls (it reports and aborts).
@@ -175,25 +175,6 @@ fn defines_global(ir: &str, name: &str) -> bool {
     let plain = format!("@{name} = ");
     let quoted = format!("@\"{name}\" = ");
     ir.lines().any(|l| (l.starts_with(&plain) || l.starts_with(&quoted)) && !l.contains(" external "))
-}
-
-/// `@name` of a `define` line.
-pub(crate) fn function_name(header: &str) -> &str {
-    let at = header.find('@').map_or(header.len(), |i| i + 1);
-    let rest = &header[at..];
-    match rest.strip_prefix('"') {
-        Some(q) => &q[..q.find('"').unwrap_or(q.len())],
-        None => &rest[..rest.find('(').unwrap_or(rest.len())],
-    }
-}
-
-pub(crate) fn is_label(line: &str) -> bool {
-    // `start:                                  ; preds = %bb3` or `7:`
-    if line.starts_with(char::is_whitespace) || line.trim().is_empty() {
-        return false;
-    }
-    let head = line.split(';').next().unwrap_or("").trim_end();
-    head.ends_with(':') && !head.contains(' ')
 }
 
 struct Alloca<'a> {
@@ -656,24 +637,6 @@ fn top_level_to(s: &str) -> Option<&str> {
     None
 }
 
-/// The index of the `)` closing the `(` that `s` starts with.
-pub(crate) fn closing_paren(s: &str) -> Option<usize> {
-    let mut depth = 0;
-    for (i, c) in s.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
 /// `(name, flat name)` of each `@llvm.*` callee of `line` whose mangled
 /// suffix names address space 5 (`.p5`).
 fn private_intrinsics(line: &str) -> Vec<(String, String)> {
@@ -749,35 +712,6 @@ fn alloca_layout(rest: &str, types: &HashMap<String, String>, target: Target) ->
     }
     let (size, _) = type_layout(ty, types, 0)?;
     Ok((size, align.max(1)))
-}
-
-/// The first type of `s` and what follows it.
-pub(crate) fn split_type(s: &str) -> (&str, &str) {
-    let bytes = s.as_bytes();
-    let close = match bytes.first() {
-        Some(b'[') => Some(b']'),
-        Some(b'{') => Some(b'}'),
-        Some(b'<') => Some(b'>'),
-        _ => None,
-    };
-    if let Some(close) = close {
-        let open = bytes[0];
-        let mut depth = 0;
-        for (i, &b) in bytes.iter().enumerate() {
-            if b == open || (open == b'<' && b == b'{') || (open == b'{' && b == b'[') {
-                depth += 1;
-            } else if b == close || (open == b'<' && b == b'}') || (open == b'{' && b == b']') {
-                depth -= 1;
-                if depth == 0 {
-                    // `<{ ... }>`: a packed struct.
-                    return (&s[..=i], &s[i + 1..]);
-                }
-            }
-        }
-        return (s, "");
-    }
-    let end = s.find([',', ' ']).unwrap_or(s.len());
-    (&s[..end], &s[end..])
 }
 
 /// (size, ABI alignment) of an LLVM type under the NVPTX data layout.

@@ -21,7 +21,7 @@
 //! ([`gpu_toolchain::ptx_parts::merge`]).
 use std::collections::{HashMap, HashSet};
 
-use crate::shared_stack::{closing_paren, function_name, split_type};
+use crate::ir_text::{closing_paren, function_name, split_type};
 
 /// The parts, and the PTX names of the symbols that were local before.
 pub struct Split {

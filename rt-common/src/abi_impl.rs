@@ -276,7 +276,7 @@ pub fn tls_set<H: Hal>(rt: &Runtime, key: usize, value: *mut u8) {
 
 /// `__gpu_std_tls_destroy`.
 pub fn tls_destroy(rt: &Runtime, key: usize) {
-    rt.tls.destroy(rt, key)
+    rt.tls.destroy(rt.slots(), key)
 }
 
 /// `__gpu_std_tls_run_dtors`: runs the calling thread's thread-local

@@ -36,7 +36,6 @@ use core::ptr;
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use crate::hal::Hal;
-use crate::runtime::Runtime;
 use crate::slot::{CACHED_CLASSES, ClassCache, Slot};
 
 /// Smallest class: 16-byte blocks.
@@ -333,8 +332,9 @@ impl Heap {
 
     /// Bytes currently allocated (bump bytes minus padding, free-list and
     /// cached bytes). Only meaningful while no warp uses the heap, and where
-    /// the warps' caches are in their slots (the CPU harness's tests).
-    pub fn bytes_in_use(&self, rt: &Runtime) -> u64 {
+    /// the warps' caches are in their slots (the CPU harness's tests):
+    /// `slots` are the thread table's ([`Runtime::slots`](crate::Runtime::slots)).
+    pub fn bytes_in_use<'a>(&self, slots: impl IntoIterator<Item = &'a Slot>) -> u64 {
         let mut free = 0;
         for (i, l) in self.lists.iter().enumerate() {
             let mut unit = l.load(Relaxed) as u32;
@@ -343,9 +343,9 @@ impl Heap {
                 unit = self.link(unit).load(Relaxed);
             }
         }
-        for w in 0..rt.num_threads() {
+        for slot in slots {
             // SAFETY: quiescent (documented), so no warp writes its cache now.
-            let cache = unsafe { &*rt.slot(w).private.heap_cache.get() };
+            let cache = unsafe { &*slot.private.heap_cache.get() };
             for (i, c) in cache.iter().enumerate() {
                 if c.hot != 0 {
                     free += 1u64 << (i as u32 + MIN_CLASS);

@@ -147,6 +147,11 @@ impl Runtime {
         &self.config().ring
     }
 
+    /// Every slot of the thread table, in index order.
+    pub fn slots(&self) -> impl Iterator<Item = &Slot> {
+        (0..self.num_threads()).map(move |w| self.slot(w))
+    }
+
     /// Slot `index` of the thread table.
     #[inline]
     pub fn slot(&self, index: u32) -> &Slot {

@@ -18,7 +18,6 @@ use core::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 use rt_abi::abi::{TLS_KEYS, TLS_RESERVED_KEYS};
 use crate::hal::Hal;
-use crate::runtime::Runtime;
 use crate::slot::Slot;
 #[cfg(doc)]
 use crate::slot::WarpPrivate;
@@ -83,10 +82,11 @@ impl TlsKeys {
     /// std's reserved keys are never destroyed (their values are in each
     /// warp's private state, which no other warp may clear): a call for one
     /// does nothing.
-    pub fn destroy(&self, rt: &Runtime, key: usize) {
+    /// `slots` are the thread table's ([`Runtime::slots`](crate::Runtime::slots)).
+    pub fn destroy<'a>(&self, slots: impl IntoIterator<Item = &'a Slot>, key: usize) {
         let Some(i) = index(key).filter(|&i| i >= TLS_RESERVED_KEYS) else { return };
-        for w in 0..rt.num_threads() {
-            rt.slot(w).tls[i].store(core::ptr::null_mut(), Relaxed);
+        for slot in slots {
+            slot.tls[i].store(core::ptr::null_mut(), Relaxed);
         }
         self.dtors[i].store(KEY_FREE, Relaxed);
     }

@@ -349,7 +349,7 @@ fn run_with<H: Hal, F: FnOnce() -> i32 + Send + 'static>(cfg: Config, main: F) -
         slot_states: (0..n)
             .map(|w| shared.slot(w).state.load(Ordering::Relaxed))
             .collect(),
-        heap_in_use: shared.rt.heap().bytes_in_use(&shared.rt),
+        heap_in_use: shared.rt.heap().bytes_in_use(shared.rt.slots()),
         heap_in_use_at_start: *shared.heap_at_start.lock().unwrap(),
     }
 }
@@ -366,7 +366,7 @@ fn warp_thread<H: Hal, F: FnOnce() -> i32>(s: Arc<Shared>, i: u32, lanes: u32, m
         // and runtime, both alive while `s` is.
         unsafe {
             rt_common::start::warp_main::<H>(&s.rt, launch, || {
-                *s.heap_at_start.lock().unwrap() = s.rt.heap().bytes_in_use(&s.rt);
+                *s.heap_at_start.lock().unwrap() = s.rt.heap().bytes_in_use(s.rt.slots());
                 main.expect("warp 0 has main")()
             })
         }

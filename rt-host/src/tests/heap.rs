@@ -17,7 +17,7 @@ fn heap(bytes: usize) -> (Heap, Vec<u8>) {
 }
 
 fn in_use(h: &Heap) -> u64 {
-    h.bytes_in_use(&Runtime::new())
+    h.bytes_in_use(Runtime::new().slots())
 }
 
 #[test]

@@ -118,7 +118,7 @@ fn heap_stacks_above_the_launch_stack(lanes: u32) {
         let rt = runtime();
         // Warm the per-warp heap caches so the in-use count is stable.
         spawn_with_stack(limit * 2, || {}).unwrap().join();
-        let before = rt.heap().bytes_in_use(rt);
+        let before = rt.heap().bytes_in_use(rt.slots());
         for want in [limit + 1, limit * 2, limit * 4] {
             let seen = Arc::new(AtomicU64::new(0));
             let s = seen.clone();
@@ -136,7 +136,7 @@ fn heap_stacks_above_the_launch_stack(lanes: u32) {
         let s = seen.clone();
         spawn_with_stack(limit, move || s.store(crate::cpu::heap_stack().1 as u64, SeqCst)).unwrap().join();
         assert_eq!(seen.load(SeqCst), 0);
-        assert_eq!(rt.heap().bytes_in_use(rt), before, "heap stacks are freed");
+        assert_eq!(rt.heap().bytes_in_use(rt.slots()), before, "heap stacks are freed");
         assert_eq!(spawn_with_stack(heap * 2, || {}).unwrap_err(), rt_abi::abi::ERR_NO_STACK_MEMORY);
         0
     });

@@ -187,7 +187,7 @@ fn tls_reserved_keys_are_never_created_and_have_no_destructor() {
         assert!(created[TLS_KEYS - TLS_RESERVED_KEYS..].iter().all(|&k| k == usize::MAX), "the reserved keys are not handed out");
         // Their values are in each warp's private state, which `destroy`
         // may not clear: it leaves a reserved key in use.
-        keys.destroy(&rt_common::runtime::Runtime::new(), TLS_KEY_STD_CURRENT);
+        keys.destroy(rt_common::runtime::Runtime::new().slots(), TLS_KEY_STD_CURRENT);
         assert_eq!(keys.create(None), usize::MAX, "a reserved key is never destroyed");
     }
     // (Cpu32, not Hz100M: the test below counts Hz100M's fences.)

@@ -1,4 +1,4 @@
-//! The interface to the GPU threads runtime (`rt-common/src/abi.rs` in the
+//! The interface to the GPU threads runtime (`rt-abi/src/abi.rs` in the
 //! runtime's repository), imported once for the whole sys layer.
 //!
 //! The vendor runtime crate (`rt-amdgpu` or `rt-nvptx`, a dependency of std
