@@ -1,8 +1,10 @@
 //! The AMD (amdgcn) side of the GPU threads runtime: [`hal::Wave64`] and
 //! [`hal::Wave32`] (`s_sleep`, `s_memrealtime`, wave64 on gfx9xx, wave32 on
-//! gfx10+), the kernel entry `__gpu_start` (`start.rs`), the shared-stack
-//! slot and overflow handler (`stack.rs`) and the `__gpu_std_*` functions. Empty on other architectures, so the host
-//! workspace still builds it.
+//! gfx10+), the kernel entry `__gpu_start` and the stack-overflow handler
+//! (`start.rs`), the shared-stack slot and stack switch (`stack.rs`), the
+//! whole-wave lane call's fallback (`lanes.rs`) and the `__gpu_std_*`
+//! functions. Empty on other architectures, so the host workspace still
+//! builds it.
 //!
 //! The wave size is not a Rust `cfg` (rustc exposes no amdgpu target
 //! features), so each entry point picks its HAL with

@@ -1,7 +1,9 @@
 //! The NVIDIA (nvptx64) side of the GPU threads runtime: [`hal::NvHal`]
 //! (`nanosleep`, `%globaltimer`, 32-lane warps, `.gpu`/`.sys` fences), the
-//! kernel entry `__gpu_start` (`start.rs`) and the `__gpu_std_*` functions.
-//! Empty on other architectures, so the host workspace still builds it.
+//! kernel entry `__gpu_start` and the stack-overflow handler (`start.rs`),
+//! the shared-stack slot and stack switch (`stack.rs`) and the `__gpu_std_*`
+//! functions. Empty on other architectures, so the host workspace still
+//! builds it.
 #![no_std]
 #![deny(unsafe_op_in_unsafe_fn)]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, asm_experimental_arch))]

@@ -276,6 +276,10 @@ pub fn render_markdown(files: &[RunFile]) -> String {
     out.push_str("\n![latency: p50 marker, line to p99, log scale](latency.svg)\n");
     notes(&m, &mut out);
     runs(files, &mut out);
+    out.push_str(
+        "\nMay depend on: nothing. This folder holds results only (JSON rows, logs, rendered tables); the code \
+         that measured them is in `benches/`, `xtask/` and `scripts/`, experiments in `docs/experiments/`.\n",
+    );
     out
 }
 
