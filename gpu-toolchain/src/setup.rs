@@ -22,15 +22,10 @@ use std::process::Command;
 
 /// Bump when the layout of the made toolchain changes.
 const SETUP_FORMAT: &str = "gpu-toolchain v3";
-/// The runtime crates std depends on, each with the runtime crates it
-/// depends on. Each is the folder of its name in the repository and
-/// `library/gpu-rt/<name>` in the made std tree.
-const RUNTIME_CRATES: [(&str, &[&str]); 4] = [
-    ("rt-abi", &[]),
-    ("rt-common", &["rt-abi"]),
-    ("rt-amdgpu", &["rt-abi", "rt-common"]),
-    ("rt-nvptx", &["rt-abi", "rt-common"]),
-];
+/// The runtime crates std depends on. Each is the folder of its name in the
+/// repository and `library/gpu-rt/<name>` in the made std tree; which of
+/// them each depends on, its own manifest says ([`runtime_deps`]).
+const RUNTIME_CRATES: [&str; 4] = ["rt-abi", "rt-common", "rt-amdgpu", "rt-nvptx"];
 const STAMP_FILE: &str = "gpu-toolchain.stamp";
 
 /// What `ensure` found or did.
@@ -103,9 +98,15 @@ fn stamp(paths: &Paths, channel: &str, base: &Path) -> Result<String, Error> {
         let bytes = fs::read(&file).map_err(Error::io("read", &file))?;
         hash_file(&mut h, rel, &bytes);
     }
+    // The runtime crates' manifests (their dependencies on each other).
+    for name in RUNTIME_CRATES {
+        let file = paths.repo.join(name).join("Cargo.toml");
+        let bytes = fs::read(&file).map_err(Error::io("read", &file))?;
+        hash_file(&mut h, &file, &bytes);
+    }
     // The GPU linker's sources too: cargo does not relink when the linker
     // changes, but a new stamp drops the std builds, so everything relinks.
-    let dirs = RUNTIME_CRATES.iter().map(|(name, _)| paths.repo.join(name).join("src")).chain([paths.repo.join("gpu-ld/src")]);
+    let dirs = RUNTIME_CRATES.iter().map(|name| paths.repo.join(name).join("src")).chain([paths.repo.join("gpu-ld/src")]);
     for dir in dirs {
         for file in files_under(&dir).map_err(Error::io("read", &dir))? {
             let bytes = fs::read(&file).map_err(Error::io("read", &file))?;
@@ -149,8 +150,8 @@ pub fn ensure(paths: &Paths, log: &mut dyn FnMut(&str)) -> Result<SetupOutcome, 
     let fill = || -> Result<(usize, usize), Error> {
         let files = link_tree(&base, &tmp).map_err(Error::io("copy", &base))?;
         let library = tmp.join("lib/rustlib/src/rust/library");
-        for (name, deps) in RUNTIME_CRATES {
-            copy_runtime_crate(&paths.repo.join(name), &library.join("gpu-rt").join(name), name, deps)?;
+        for name in RUNTIME_CRATES {
+            copy_runtime_crate(&paths.repo.join(name), &library.join("gpu-rt").join(name), name)?;
         }
         let patched = patch::Port::read(&paths.std_port)?.install(&library)?;
         let stamp_file = tmp.join(STAMP_FILE);
@@ -210,7 +211,10 @@ fn link_tree(from: &Path, to: &Path) -> io::Result<usize> {
 /// Copies a runtime crate's sources into the std tree with a generated
 /// manifest: std builds it with only `core`, whatever host-only dependencies
 /// (loom, test crates) the crate's own manifest has.
-fn copy_runtime_crate(from: &Path, to: &Path, name: &str, runtime_deps: &[&str]) -> Result<(), Error> {
+fn copy_runtime_crate(from: &Path, to: &Path, name: &str) -> Result<(), Error> {
+    let own = from.join("Cargo.toml");
+    let own = fs::read_to_string(&own).map_err(Error::io("read", &own))?;
+    let runtime_deps = runtime_deps(&own);
     let src = from.join("src");
     for file in files_under(&src).map_err(Error::io("read", &src))? {
         let rel = file.strip_prefix(from).expect("under the crate");
@@ -227,6 +231,16 @@ fn copy_runtime_crate(from: &Path, to: &Path, name: &str, runtime_deps: &[&str])
          [features]\nrustc-dep-of-std = {feature}\n"
     );
     patch::replace_file(&to.join("Cargo.toml"), manifest.as_bytes())
+}
+
+/// The runtime crates a runtime crate's manifest lists under `[dependencies]`.
+fn runtime_deps(manifest: &str) -> Vec<&str> {
+    let deps = manifest.split("\n[dependencies]\n").nth(1).unwrap_or("");
+    let deps = deps.split("\n[").next().unwrap_or("");
+    deps.lines()
+        .filter_map(|line| line.split_once('=').map(|(name, _)| name.trim()))
+        .filter(|name| RUNTIME_CRATES.contains(name))
+        .collect()
 }
 
 /// Installs `exe` as the made toolchain's GPU linker (`gpu-ld`)
@@ -259,23 +273,22 @@ mod tests {
         fs::write(path, text).unwrap();
     }
 
-    /// The runtime crates' dependencies on each other, as the generated
-    /// manifests give them, are those of their own manifests.
+    /// The generated manifests depend on the runtime crates the crates' own
+    /// manifests name, and on nothing else of theirs (loom, test crates).
     #[test]
-    fn runtime_crate_dependencies_are_their_manifests() {
+    fn runtime_deps_are_read_from_the_crates_own_manifests() {
         let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        for (name, deps) in RUNTIME_CRATES {
+        let deps = |name: &str| {
             let manifest = fs::read_to_string(repo.join(name).join("Cargo.toml")).unwrap();
-            let section = manifest.split("[dependencies]").nth(1).unwrap().split("\n[").next().unwrap();
-            let mut found: Vec<&str> = section
-                .lines()
-                .filter_map(|l| l.split_once(" = { path = \"../"))
-                .map(|(dep, _)| dep)
-                .filter(|dep| RUNTIME_CRATES.iter().any(|(n, _)| n == dep))
-                .collect();
-            found.sort();
-            assert_eq!(found, *deps, "{name}'s runtime dependencies");
-        }
+            runtime_deps(&manifest).into_iter().map(str::to_string).collect::<Vec<_>>()
+        };
+        assert_eq!(deps("rt-abi"), Vec::<String>::new());
+        assert_eq!(deps("rt-common"), ["rt-abi"]);
+        assert_eq!(deps("rt-amdgpu"), ["rt-abi", "rt-common"]);
+        assert_eq!(deps("rt-nvptx"), ["rt-abi", "rt-common"]);
+        let manifest = "[package]\nname = \"x\"\n\n[dependencies]\nrt-abi = { path = \"../rt-abi\" }\nserde = \"1\"\n\n\
+                        [target.'cfg(loom)'.dependencies]\nrt-common = \"1\"\n";
+        assert_eq!(runtime_deps(manifest), ["rt-abi"]);
     }
 
     /// Editing, renaming or adding any file of the std port remakes the toolchain.
@@ -283,8 +296,9 @@ mod tests {
     fn the_stamp_covers_every_file_of_the_std_port_and_its_path() {
         let repo = std::env::temp_dir().join(format!("gpu-setup-stamp-{}", std::process::id()));
         let _ = fs::remove_dir_all(&repo);
-        for (name, _) in RUNTIME_CRATES {
+        for name in RUNTIME_CRATES {
             write(&repo.join(name).join("src/lib.rs"), "");
+            write(&repo.join(name).join("Cargo.toml"), "");
         }
         write(&repo.join("gpu-ld/src/lib.rs"), "");
         let paths = Paths::at(repo.clone());
