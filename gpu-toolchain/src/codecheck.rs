@@ -1,7 +1,7 @@
 //! Checks a built code object: the kernel entry is there, the idle loop
 //! sleeps (`s_sleep` / `nanosleep`), the wavefront size is the arch's, and
-//! nothing is left undefined. Used by `gpurun demo` (no GPU), `gpurun build
-//! --check`, and the CI tests; AMD objects are read with llvm-tools.
+//! nothing is left undefined. Used by `gpurun demo` (no GPU) and the
+//! code-object tests; AMD objects are read with llvm-tools.
 use crate::arch::{Arch, Vendor};
 use crate::error::Error;
 use rt_abi::symbols::KERNEL_ENTRY;
