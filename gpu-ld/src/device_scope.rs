@@ -14,6 +14,10 @@
 //! system-scope release also writes back the L2 cache (`buffer_wbl2` on
 //! gfx90a) and an acquire invalidates it (LLVM's AMDGPU memory model).
 
+use crate::Target;
+
+const ORDERINGS: [&str; 6] = ["unordered", "monotonic", "acquire", "release", "acq_rel", "seq_cst"];
+
 /// What the v0-mangled name of every function in the ring's module
 /// (`rt_abi::symbols::RING_MODULE`) contains: each path segment as its
 /// length and itself (`rt_common::ring` → `9rt_common4ring`). Functions
@@ -21,10 +25,6 @@
 pub fn system_scope_module() -> String {
     rt_abi::symbols::RING_MODULE.split("::").map(|s| format!("{}{s}", s.len())).collect()
 }
-
-use crate::Target;
-
-const ORDERINGS: [&str; 6] = ["unordered", "monotonic", "acquire", "release", "acq_rel", "seq_cst"];
 
 /// Rewrites module `ir` for `target`; returns it and the number of
 /// instructions changed.

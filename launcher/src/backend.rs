@@ -161,7 +161,7 @@ impl BackendError {
 /// One opened device of one vendor.
 pub trait Backend {
     fn info(&self) -> &DeviceInfo;
-    /// Loads the code object and finds [`KERNEL_ENTRY`](rt_abi::protocol::KERNEL_ENTRY).
+    /// Loads the code object and finds [`KERNEL_ENTRY`](rt_abi::symbols::KERNEL_ENTRY).
     fn load(&mut self, code: &CodeObject) -> Result<KernelInfo, BackendError>;
     /// Sets the driver's per-lane call stack to `bytes` (the device reserves
     /// it for every lane it can hold); `option` is the command-line option

@@ -559,6 +559,6 @@ mod real_ptxas {
         let code = crate::codeobj::CodeObject::from_bytes(std::path::Path::new("linked.cubin"), cubin).unwrap();
         assert!(matches!(code.kind, crate::codeobj::Kind::Cubin { .. }), "{:?}", code.kind);
         let names = crate::codeobj::elf_symbol_names(&code.bytes);
-        assert!(names.iter().any(|n| n == rt_abi::protocol::KERNEL_ENTRY), "no kernel among {} symbols", names.len());
+        assert!(names.iter().any(|n| n == rt_abi::symbols::KERNEL_ENTRY), "no kernel among {} symbols", names.len());
     }
 }

@@ -2,7 +2,7 @@
 //! with a kernel descriptor symbol, a header-only ELF, PTX text.
 #![doc(hidden)]
 
-use rt_abi::protocol::KERNEL_ENTRY;
+use rt_abi::symbols::KERNEL_ENTRY;
 
 /// A 64-byte ELF64 little-endian header.
 pub fn elf_header(machine: u16, e_flags: u32, shoff: u64, shnum: u16, shstrndx: u16) -> Vec<u8> {

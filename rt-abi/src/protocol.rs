@@ -6,7 +6,7 @@
 //!
 //! # The launch
 //! The launcher allocates a [`LaunchBlock`] in device memory, fills it in, and
-//! passes its address as the only parameter of the kernel [`KERNEL_ENTRY`].
+//! passes its address as the only parameter of the kernel [`KERNEL_ENTRY`](crate::symbols::KERNEL_ENTRY).
 //! It also allocates:
 //! - the thread table: `num_threads` × [`THREAD_SLOT_BYTES`] of zeroed device
 //!   memory; each slot starts with a [`ThreadSlotPublic`] the host may read
@@ -39,8 +39,6 @@
 //!   into the slot's payload and stores `reply_seq = t + 1` (release); the
 //!   producer reads the reply and clears its mark in the room (release), so
 //!   the slot's next producer does not overwrite an unread reply.
-
-pub use crate::symbols::{KERNEL_ENTRY, SHARED_STACKS_SYMBOL};
 
 /// Longest idle sleep when [`LaunchBlock::idle_sleep_ns`] is 0.
 pub const DEFAULT_IDLE_SLEEP_NS: u32 = 1000;

@@ -18,7 +18,7 @@ unsafe extern "C" {
     fn main(argc: i32, argv: *const *const u8) -> i32;
 }
 
-/// The kernel the launcher starts (`protocol::KERNEL_ENTRY`). It sets up the
+/// The kernel the launcher starts (`rt_abi::symbols::KERNEL_ENTRY`). It sets up the
 /// lane's stack (frames live in global memory: `rt_common::stack`) and runs
 /// [`start_wave`]. The linker does not move the kernel's own frame, so it
 /// holds only the lane's stack pointer pair (and a fallback stack); the rest

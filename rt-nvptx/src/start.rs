@@ -23,7 +23,7 @@ unsafe extern "C" {
     static __gpu_lanes_wanted: u8;
 }
 
-/// The kernel the launcher starts (`protocol::KERNEL_ENTRY`). It sets up
+/// The kernel the launcher starts (`rt_abi::symbols::KERNEL_ENTRY`). It sets up
 /// the lane's stack (frames live in global memory: `rt_common::stack`) and runs
 /// [`start_lane`]. The linker does not move the kernel's own frame, so it
 /// holds only the lane's stack pointer pair (and a fallback stack); the

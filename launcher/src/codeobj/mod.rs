@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use gpu_toolchain::Vendor;
 use object::{Object, ObjectSection, ObjectSymbol};
-use rt_abi::protocol::KERNEL_ENTRY;
+use rt_abi::symbols::KERNEL_ENTRY;
 
 use amdgpu::Feature;
 pub use ptx::PtxInfo;

@@ -10,7 +10,7 @@ use std::mem::MaybeUninit;
 
 use cudarc::driver::{result, sys};
 use gpu_toolchain::Vendor;
-use rt_abi::protocol::{KERNEL_ENTRY, SHARED_STACKS_SYMBOL};
+use rt_abi::symbols::{KERNEL_ENTRY, SHARED_STACKS_SYMBOL};
 
 use crate::backend::{Backend, BackendError, DeviceInfo, KernelInfo, MappedBuf, stack_refused};
 use crate::codeobj::{CodeObject, Kind, ptx};

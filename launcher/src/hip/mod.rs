@@ -25,7 +25,7 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use gpu_toolchain::Vendor;
-use rt_abi::protocol::{KERNEL_ENTRY, SHARED_STACKS_SYMBOL};
+use rt_abi::symbols::{KERNEL_ENTRY, SHARED_STACKS_SYMBOL};
 
 use crate::backend::{Backend, BackendError, DeviceInfo, KernelInfo, MappedBuf, paren, stack_refused};
 use crate::codeobj::amdgpu::{TargetId, check_compatible};
