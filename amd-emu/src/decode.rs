@@ -272,7 +272,7 @@ fn add_modifier(mods: &mut Mods, word: &str) {
 /// Words that are modifiers even without a `:`.
 fn is_flag(word: &str) -> bool {
     matches!(word, "glc" | "slc" | "dlc" | "sc0" | "sc1" | "nt" | "clamp" | "lds" | "tfe" | "gds" | "bound_ctrl:0" | "fi:1")
-        || word.contains(':')
+        || word.split_once(':').is_some_and(|(k, _)| k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
         || word.contains('(') && !word.starts_with("neg(") && !word.starts_with("abs(") && !word.starts_with("sext(")
             && !word.starts_with("lit(")
 }
