@@ -222,3 +222,63 @@ mod tests {
         assert_eq!(canonical("global_load_short_d16_hi"), "global_load_d16_hi_b16");
     }
 }
+
+/// SDWA (gfx9 sub-dword addressing): the bits of `v` a source select
+/// (`src0_sel:BYTE_1`) names, zero- or (`sext`) sign-extended.
+pub fn sdwa_select(v: u32, sel: Option<&str>, sext: bool) -> u32 {
+    let (shift, bits) = match sel.unwrap_or("DWORD") {
+        "BYTE_0" => (0, 8),
+        "BYTE_1" => (8, 8),
+        "BYTE_2" => (16, 8),
+        "BYTE_3" => (24, 8),
+        "WORD_0" => (0, 16),
+        "WORD_1" => (16, 16),
+        _ => return v,
+    };
+    let x = (v >> shift) & ((1u32 << bits) - 1);
+    if sext { ((x << (32 - bits)) as i32 >> (32 - bits)) as u32 } else { x }
+}
+
+/// SDWA: the destination register's new value when `result` is written to
+/// the part `dst_sel` names; `dst_unused` says what the rest becomes
+/// (`UNUSED_PAD`: zeros, `UNUSED_SEXT`: the sign, `UNUSED_PRESERVE`: `old`).
+pub fn sdwa_write(old: u32, result: u32, dst_sel: Option<&str>, dst_unused: Option<&str>) -> u32 {
+    let (shift, bits) = match dst_sel.unwrap_or("DWORD") {
+        "BYTE_0" => (0, 8),
+        "BYTE_1" => (8, 8),
+        "BYTE_2" => (16, 8),
+        "BYTE_3" => (24, 8),
+        "WORD_0" => (0, 16),
+        "WORD_1" => (16, 16),
+        _ => return result,
+    };
+    let field = ((1u32 << bits) - 1) << shift;
+    let placed = (result << shift) & field;
+    match dst_unused.unwrap_or("UNUSED_PAD") {
+        "UNUSED_PRESERVE" => (old & !field) | placed,
+        "UNUSED_SEXT" => {
+            let top = shift + bits;
+            let sign = placed >> (top - 1) & 1;
+            let high = if sign == 1 && top < 32 { u32::MAX << top } else { 0 };
+            placed | high
+        }
+        _ => placed,
+    }
+}
+
+#[cfg(test)]
+mod sdwa_tests {
+    use super::*;
+
+    #[test]
+    fn selects() {
+        assert_eq!(sdwa_select(0x1234_80ff, Some("BYTE_1"), false), 0x80);
+        assert_eq!(sdwa_select(0x1234_80ff, Some("BYTE_1"), true), 0xffff_ff80);
+        assert_eq!(sdwa_select(0x1234_80ff, Some("WORD_1"), false), 0x1234);
+        assert_eq!(sdwa_select(0x1234_80ff, None, true), 0x1234_80ff);
+        assert_eq!(sdwa_write(0xaaaa_aaaa, 0x1ff, Some("BYTE_1"), Some("UNUSED_PRESERVE")), 0xaaaa_ffaa);
+        assert_eq!(sdwa_write(0xaaaa_aaaa, 0x1ff, Some("BYTE_1"), Some("UNUSED_PAD")), 0x0000_ff00);
+        assert_eq!(sdwa_write(0, 0x80, Some("BYTE_0"), Some("UNUSED_SEXT")), 0xffff_ff80);
+        assert_eq!(sdwa_write(0, 0x1234, Some("WORD_0"), None), 0x1234);
+    }
+}
