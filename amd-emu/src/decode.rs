@@ -133,29 +133,45 @@ impl Code {
     }
 }
 
-/// Where to find `llvm-objdump`: `$GPURUN_LLVM_OBJDUMP`, else the rustup
-/// toolchain's `llvm-tools` (`rustc --print sysroot`), else `PATH`.
-pub fn objdump_path() -> PathBuf {
-    if let Some(p) = std::env::var_os("GPURUN_LLVM_OBJDUMP") {
-        return PathBuf::from(p);
+/// Where to find LLVM's `tool` (`llvm-objdump`): in `$GPURUN_LLVM_BIN`
+/// (gpurun sets it to its toolchain's), else the rustup toolchain's
+/// `llvm-tools` (`rustc --print sysroot`), else `PATH`.
+pub fn llvm_tool(tool: &str) -> PathBuf {
+    if let Some(dir) = std::env::var_os("GPURUN_LLVM_BIN") {
+        return Path::new(&dir).join(tool);
     }
     if let Ok(out) = Command::new("rustc").arg("--print").arg("sysroot").output() {
         let sysroot = String::from_utf8_lossy(&out.stdout).trim().to_string();
         if let Ok(dir) = std::fs::read_dir(Path::new(&sysroot).join("lib/rustlib")) {
             for e in dir.flatten() {
-                let p = e.path().join("bin/llvm-objdump");
+                let p = e.path().join("bin").join(tool);
                 if p.exists() {
                     return p;
                 }
             }
         }
     }
-    PathBuf::from("llvm-objdump")
+    PathBuf::from(tool)
+}
+
+/// The code object's notes as `llvm-readobj --notes` prints them (the
+/// kernel metadata as YAML).
+pub fn notes(path: &Path) -> Result<String, String> {
+    let tool = llvm_tool("llvm-readobj");
+    let out = Command::new(&tool)
+        .arg("--notes")
+        .arg(path)
+        .output()
+        .map_err(|e| format!("cannot run {} (the llvm-tools rustup component): {e}", tool.display()))?;
+    if !out.status.success() {
+        return Err(format!("{} --notes {} failed: {}", tool.display(), path.display(), String::from_utf8_lossy(&out.stderr).trim()));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 /// Disassembles the code object at `path` for `mcpu` (`gfx1100`).
 pub fn disassemble(path: &Path, mcpu: &str) -> Result<Code, String> {
-    let tool = objdump_path();
+    let tool = llvm_tool("llvm-objdump");
     let out = Command::new(&tool)
         .args(["-d", "--no-leading-addr"])
         .arg(format!("--mcpu={mcpu}"))

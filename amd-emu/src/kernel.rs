@@ -128,6 +128,8 @@ pub struct Module {
     pub image: Image,
     /// Symbols: name → code-object address and size.
     pub symbols: Vec<(String, u64, u64)>,
+    /// The metadata note as `llvm-readobj --notes` prints it.
+    pub notes: String,
 }
 
 /// A kernel of a module.
@@ -199,8 +201,9 @@ impl Module {
         let tmp = std::env::temp_dir().join(format!("amd-emu-{}-{:x}.elf", std::process::id(), base));
         std::fs::write(&tmp, bytes).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
         let code = decode::disassemble(&tmp, arch.name());
+        let notes = decode::notes(&tmp);
         let _ = std::fs::remove_file(&tmp);
-        Ok(Module { arch, code: Arc::new(code?), image, symbols })
+        Ok(Module { arch, code: Arc::new(code?), image, symbols, notes: notes? })
     }
 
     /// The code-object address and size of symbol `name`.

@@ -332,7 +332,8 @@ pub fn inspect_amd(syms: &str, notes: &str, disasm: &str, r: &mut CodeObjectRepo
 
 /// The `.args` of the (one) kernel in a metadata note as llvm-readobj
 /// prints it: a YAML list of `.offset`, `.size`, `.value_kind` entries.
-fn kernel_args(notes: &str) -> Vec<KernelArg> {
+/// (`hip-emu` builds the kernarg segment from it.)
+pub fn kernel_args(notes: &str) -> Vec<KernelArg> {
     let lines: Vec<&str> = notes.lines().collect();
     let indent = |l: &str| l.len() - l.trim_start().len();
     // `.args:` is a key of the kernel's map; it may open the map (`- .args:`,

@@ -10,6 +10,7 @@ pub mod codeobj;
 pub mod cubin_cache;
 pub mod cuda;
 pub mod devices;
+pub mod emulate;
 pub mod exit;
 pub mod hip;
 pub mod libpath;

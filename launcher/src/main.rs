@@ -30,6 +30,9 @@ pub enum Command {
         /// Print JSON: {"devices": [...], "drivers": [...]}
         #[arg(long)]
         json: bool,
+        /// List the emulated AMD device of this arch (see `run --emulate`)
+        #[arg(long, value_name = "ARCH")]
+        emulate: Option<String>,
     },
     /// Make the patched toolchain the GPU builds use
     Setup {
@@ -175,6 +178,10 @@ pub struct RunArgs {
     /// Print the launch shape and resource sizes
     #[arg(short, long)]
     pub verbose: bool,
+    /// Run an AMD code object on the ISA emulator instead of a GPU, as this
+    /// arch (gfx1100, gfx942, gfx90a): no AMD hardware needed, far slower
+    #[arg(long, value_name = "ARCH")]
+    pub emulate: Option<String>,
     /// What the program may do to the host's files and directories
     ///
     /// The program's std::fs calls are served by gpurun as the user running
@@ -257,6 +264,17 @@ fn main() -> ExitCode {
     }
     launcher::timeline::start();
     let cli = Cli::parse();
+    let emulate = match &cli.command {
+        Command::Run(r) => r.emulate.clone(),
+        Command::Devices { emulate, .. } => emulate.clone(),
+        _ => None,
+    };
+    if let Some(arch) = emulate {
+        if let Err(e) = launcher::emulate::enable(&arch) {
+            eprintln!("gpurun: {e}");
+            return ExitCode::from(2);
+        }
+    }
     let code = match dispatch(cli) {
         Ok(code) => code,
         Err(e) => {
@@ -270,7 +288,7 @@ fn main() -> ExitCode {
 fn dispatch(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
         Command::Run(args) => run_cmd::run(args),
-        Command::Devices { json } => run_cmd::devices(json),
+        Command::Devices { json, .. } => run_cmd::devices(json),
         Command::Setup { force } => toolchain_cmds::setup(force),
         Command::Build { dir, build } => toolchain_cmds::build(dir, build),
         Command::Size { program, build, top, json, why } => toolchain_cmds::size(program, build, top, json, why),
