@@ -129,6 +129,8 @@ pub const CHECKS: &[Check] = &[
     check("spawn-exhaust", Compiled("spawn-exhaust"), 0),
     check("spawn-cycles", Compiled("spawn-cycles"), 0).args(&["100000"]),
     check("spawn-cycles-1m", Compiled("spawn-cycles"), 0).args(&["1000000"]),
+    // The emulator's size of the same (EMULATED).
+    check("spawn-cycles-1k", Compiled("spawn-cycles"), 0).args(&["1000"]),
     check("lanes", Compiled("lanes"), 0).expect(&[(StdoutLineStarting("lanes: ok"), "every lane ran once per call")]),
     check("lanes-misuse", Compiled("lanes-misuse"), 134).expect(&[(StderrHas("called from lane"), "std call from a lane refused")]),
     check("scoped-stacks", Compiled("scoped-stacks"), 0)
@@ -197,6 +199,35 @@ pub const CHECKS: &[Check] = &[
     check("wrong-vendor", OtherVendor("hello-threads"), 4),
     check("ptx-too-new", FuturePtx("hello-threads"), 4),
 ];
+
+/// The checks that also run on the AMD ISA emulator (`gpurun run --emulate
+/// ARCH`, `scripts/test.sh` in CI for gfx1100 and gfx942), each with the
+/// `gpurun run` options it adds there: few threads where the check allows
+/// (each emulated wave is a host thread, and the emulator runs a wave's
+/// instructions some thousands of times slower than a GPU).
+pub const EMULATED: &[(&str, &[&str])] = &[
+    ("devices", &[]),
+    ("hello", &["--threads", "4"]),
+    ("std-coverage", &[]),
+    ("panic", &[]),
+    ("hang", &[]),
+    ("fault", &[]),
+    ("exit-code", &[]),
+    ("maths", &[]),
+    ("lanes", &[]),
+    ("spawn-cycles-1k", &[]),
+    ("stack-overflow", &[]),
+    ("deep-recursion-10", &[]),
+    ("deep-recursion-10000", &[]),
+    ("files-stdin", &[]),
+    ("async-tasks", &[]),
+    ("cargo-test", &[]),
+];
+
+/// The options a check adds on the emulator, if it runs there.
+pub fn emulated_options(name: &str) -> Option<&'static [&'static str]> {
+    EMULATED.iter().find(|(n, _)| *n == name).map(|(_, o)| *o)
+}
 
 /// What one run printed, as the checks see it.
 #[derive(Debug, Default)]
@@ -290,6 +321,9 @@ pub struct Suite {
     pub logs: PathBuf,
     /// Longest one check may run.
     pub limit: Duration,
+    /// Run on the AMD ISA emulator as `arch` (`gpurun run --emulate`), each
+    /// check with its [`EMULATED`] options.
+    pub emulate: bool,
 }
 
 /// What a check came to.
@@ -364,12 +398,14 @@ impl Suite {
             }
         };
         let mut cmd = Command::new(&self.gpurun);
+        let emulate: &[&str] = if self.emulate { &["--emulate", &self.arch] } else { &[] };
         match &object {
             None => {
-                cmd.arg("devices");
+                cmd.arg("devices").args(emulate);
             }
             Some(obj) => {
-                cmd.arg("run").args(c.options).arg(obj);
+                let extra = if self.emulate { emulated_options(c.name).unwrap_or_default() } else { &[] };
+                cmd.arg("run").args(emulate).args(extra).args(c.options).arg(obj);
                 if !c.args.is_empty() {
                     let (bundle, logs) = (self.bundle.to_string_lossy(), self.logs.to_string_lossy());
                     cmd.arg("--").args(c.args.iter().map(|a| a.replace("{bundle}", &bundle).replace("{logs}", &logs)));
@@ -572,6 +608,7 @@ mod tests {
 
     fn suite(dir: &Path, arch: &str) -> Suite {
         Suite {
+            emulate: false,
             bundle: dir.to_path_buf(),
             gpurun: PathBuf::from("/bin/false"),
             arch: arch.into(),

@@ -59,6 +59,9 @@ enum Command {
         /// List the checks and exit
         #[arg(long)]
         list: bool,
+        /// Run on the AMD ISA emulator as --arch (gfx1100, gfx942): the checks it runs (`EMULATED`)
+        #[arg(long, requires = "arch")]
+        emulate: bool,
     },
     /// Split a PTX module as `gpurun run` does before `ptxas -c`: DIR/partN.ptx, and the register cap on stdout
     PtxSplit {
@@ -98,7 +101,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         }
         Command::Bench(args) => bench::bench(args),
         Command::Selftest(args) => selftest::selftest(args),
-        Command::Acceptance { bundle, arch, gpurun, logs, skip, only, timeout, list } => {
+        Command::Acceptance { bundle, arch, gpurun, logs, skip, only, timeout, list, emulate } => {
             let usage = |message: String| Failure { code: launcher::exit::USAGE, message };
             let unknown: Vec<&String> = skip.iter().filter(|s| !CHECKS.iter().any(|c| &c.name == s)).collect();
             if !unknown.is_empty() {
@@ -107,6 +110,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
             let chosen: Vec<_> = CHECKS
                 .iter()
                 .filter(|c| !skip.iter().any(|s| s == c.name) && only.as_ref().is_none_or(|o| c.name.contains(o.as_str())))
+                .filter(|c| !emulate || acceptance::emulated_options(c.name).is_some())
                 .collect();
             if list {
                 let mut out = std::io::stdout().lock();
@@ -132,7 +136,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
             };
             let logs = logs.unwrap_or_else(|| bundle.join("logs"));
             std::fs::create_dir_all(&logs).map_err(|e| usage(format!("cannot create {}: {e}", logs.display())))?;
-            let suite = Suite { bundle, gpurun, arch, logs, limit: Duration::from_secs(timeout) };
+            let suite = Suite { bundle, gpurun, arch, logs, limit: Duration::from_secs(timeout), emulate };
             println!("acceptance: {} checks of {} for {}, logs in {}", chosen.len(), suite.bundle.display(), suite.arch, suite.logs.display());
             let results: Vec<_> = chosen.iter().map(|c| suite.run(c)).collect();
             let (_, fail, _, line) = acceptance::summary(&results);

@@ -362,6 +362,7 @@ fn acceptance(args: &SelftestArgs, bundle: &Path, gpurun: &Path, arch: &str, wor
         arch: arch.to_string(),
         logs: logs.clone(),
         limit: Duration::from_secs(args.timeout),
+        emulate: false,
     };
     say("the acceptance suite");
     let chosen = CHECKS.iter().filter(|c| args.only.as_ref().is_none_or(|o| c.name.contains(o.as_str())));
