@@ -15,6 +15,7 @@
 //! objects do not use (an unknown one stops the run, naming it).
 
 pub mod arch;
+pub mod coverage;
 pub mod decode;
 pub mod dispatch;
 pub mod kernel;
