@@ -248,7 +248,11 @@ pub(crate) fn apply(op: u32, wide: bool, old: u64, d: u64, d2: u64) -> u64 {
     let f32s = |x: u64| f32::from_bits(x as u32);
     let f64s = f64::from_bits;
     let fop = |f: fn(f64, f64) -> f64| -> u64 {
-        if wide { f(f64s(old), f64s(d)).to_bits() } else { u64::from((f(f64::from(f32s(old)), f64::from(f32s(d))) as f32).to_bits()) }
+        if wide {
+            f(f64s(old), f64s(d)).to_bits()
+        } else {
+            u64::from((f(f64::from(f32s(old)), f64::from(f32s(d))) as f32).to_bits())
+        }
     };
     let new = match op {
         ADD => old.wrapping_add(d),
@@ -392,7 +396,15 @@ fn is_off(o: Option<&Operand>) -> bool {
 
 /// The host pointer of `len` bytes the instruction addresses in `lane`
 /// (`vaddr`, `saddr` as printed), and whether it is the lane's scratch.
-fn address(w: &mut Wave, i: &Inst, seg: u32, vaddr: &Operand, saddr: Option<&Operand>, len: usize, lane: usize) -> Result<(*mut u8, bool)> {
+fn address(
+    w: &mut Wave,
+    i: &Inst,
+    seg: u32,
+    vaddr: &Operand,
+    saddr: Option<&Operand>,
+    len: usize,
+    lane: usize,
+) -> Result<(*mut u8, bool)> {
     let off = i.mods.offset;
     match seg {
         FLAT => {
@@ -903,7 +915,8 @@ mod tests {
         w.v[1][0] = 1;
         w.v[1][1] = 1;
         let e = run(&mut w, "global_load_b32 v1, v[2:3], off");
-        assert!(matches!(e, Err(crate::wave::Stop::Fault(f)) if f.kind == FaultKind::Memory && f.message.contains("lane 2")));
+        let lane2 = |f: &crate::wave::Fault| f.kind == FaultKind::Memory && f.message.contains("lane 2");
+        assert!(matches!(e, Err(crate::wave::Stop::Fault(f)) if lane2(&f)));
         assert_eq!((w.v[1][0], w.v[1][1]), (0, 1));
     }
 }
