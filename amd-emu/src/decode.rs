@@ -267,7 +267,12 @@ fn parse_int(v: &str) -> Option<i64> {
 fn add_modifier(mods: &mut Mods, word: &str) {
     let (k, v) = word.split_once(':').unwrap_or((word, ""));
     match k {
-        "offset" => mods.offset = parse_int(v).unwrap_or(0),
+        // `offset:swizzle(QUAD_PERM,0,1,2,3)` (ds_swizzle_b32) is kept as
+        // text in `other`.
+        "offset" => match parse_int(v) {
+            Some(n) => mods.offset = n,
+            None => mods.other.push((k.into(), v.into())),
+        },
         "glc" => mods.glc = true,
         "slc" => mods.slc = true,
         "dlc" => mods.dlc = true,
