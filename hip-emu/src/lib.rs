@@ -418,6 +418,36 @@ fn cstr<'a>(p: *const c_char) -> Result<&'a str, HipError> {
     unsafe { CStr::from_ptr(p) }.to_str().map_err(|_| INVALID_VALUE)
 }
 
+/// The part of the metadata note (YAML, as `llvm-readobj --notes` prints
+/// it) that describes kernel `name`: its item of `amdhsa.kernels`.
+pub fn kernel_notes(notes: &str, name: &str) -> Option<String> {
+    let lines: Vec<&str> = notes.lines().collect();
+    let start = lines.iter().position(|l| l.trim_end() == "amdhsa.kernels:")?;
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let mut items: Vec<Vec<&str>> = Vec::new();
+    let mut item_indent = None;
+    for l in &lines[start + 1..] {
+        if l.trim().is_empty() {
+            continue;
+        }
+        let i = indent(l);
+        if i == 0 {
+            break;
+        }
+        if l.trim_start().starts_with("- ") && item_indent.is_none_or(|ii| i == ii) {
+            item_indent = Some(i);
+            items.push(Vec::new());
+        }
+        if let Some(item) = items.last_mut() {
+            item.push(l);
+        }
+    }
+    let named = |item: &&Vec<&str>| {
+        item.iter().any(|l| l.trim().trim_start_matches("- ").strip_prefix(".name:").is_some_and(|v| v.trim() == name))
+    };
+    items.iter().find(named).map(|item| item.join("\n"))
+}
+
 /// `.key: value` of the metadata note.
 fn meta_value(notes: &str, key: &str) -> Option<u64> {
     notes.lines().find_map(|l| l.trim().strip_prefix(key)?.trim().strip_prefix(':')?.trim().parse().ok())
@@ -430,7 +460,7 @@ pub extern "C" fn hipModuleGetFunction(function: *mut *mut c_void, module: *mut 
         let m = s.modules.get_mut(&(module as usize)).ok_or(INVALID_HANDLE)?;
         if !m.functions.contains_key(name) {
             let kernel = m.module.kernel(name).ok_or(NOT_FOUND)?;
-            let notes = &m.module.notes;
+            let notes = &kernel_notes(&m.module.notes, name).unwrap_or_default();
             let f = Function {
                 module: m.module.clone(),
                 kernel,
@@ -641,6 +671,20 @@ pub extern "C" fn hipModuleLaunchKernel(
         Ok(())
     });
     check(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::kernel_notes;
+
+    #[test]
+    fn each_kernel_has_its_own_metadata() {
+        let notes = "AMDGPU Metadata: ---\namdhsa.kernels:\n  - .args:\n      - .offset: 0\n        .size: 8\n        .value_kind: global_buffer\n    .kernarg_segment_size: 8\n    .name: first\n  - .args:\n      - .offset: 0\n        .size: 4\n        .value_kind: by_value\n    .kernarg_segment_size: 16\n    .name: second\namdhsa.target: x\n";
+        let second = kernel_notes(notes, "second").unwrap();
+        assert!(second.contains(".kernarg_segment_size: 16") && !second.contains("first"));
+        assert_eq!(gpu_toolchain::codecheck::kernel_args(&second)[0].size, 4);
+        assert!(kernel_notes(notes, "third").is_none());
+    }
 }
 
 // ------------------------------------------------------------------ errors
