@@ -207,3 +207,228 @@ fn class(w: &mut Wave, i: &Inst) -> Result {
     finish(w, i, dst, mask);
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arch::Arch;
+    use crate::ops::testing::{run, wave};
+
+    fn f(x: f32) -> u32 {
+        x.to_bits()
+    }
+
+    #[test]
+    fn names() {
+        for n in ["v_cmp_eq_u32", "v_cmpx_ne_u64", "v_cmp_lt_i16_sdwa", "v_cmp_nlt_f64", "v_cmp_class_f16", "v_cmpx_tru_f32"] {
+            assert!(lookup(n).is_some(), "{n}");
+        }
+        for n in ["v_cmp_o_u32", "v_cmp_class_u32", "v_cmp_eq_b32", "v_cndmask_b32"] {
+            assert!(lookup(n).is_none(), "{n}");
+        }
+        assert!(crate::ops::implemented("v_cmpx_lt_i16_e32"));
+        assert!(crate::ops::implemented("v_cmp_gt_i16_sdwa"));
+    }
+
+    #[test]
+    fn wave32_vcc_and_exec_masking() {
+        let mut w = wave(Arch::Gfx1100);
+        for l in 0..32 {
+            w.v[1][l] = l as u32;
+        }
+        w.s[106] = 0xffff_ffff;
+        w.set_exec(0x0000_ff0f);
+        run(&mut w, "v_cmp_lt_u32_e32 vcc_lo, 9, v1").unwrap();
+        assert_eq!(w.s[106], 0x0000_fc00, "inactive lanes read 0");
+        run(&mut w, "v_cmp_eq_u32_e64 s5, v1, 3").unwrap();
+        assert_eq!(w.s[5], 0b1000);
+        run(&mut w, "v_cmp_ne_u32_e64 s5, v1, 3").unwrap();
+        assert_eq!(w.s[5], 0xff07);
+        // Signed against unsigned: -1 is the largest u32.
+        run(&mut w, "v_cmp_gt_i32_e64 s6, -1, v1").unwrap();
+        assert_eq!(w.s[6], 0);
+        run(&mut w, "v_cmp_gt_u32_e64 s6, -1, v1").unwrap();
+        assert_eq!(w.s[6], 0xff0f);
+        run(&mut w, "v_cmp_t_u32_e64 s6, v1, v1").unwrap();
+        assert_eq!(w.s[6], 0xff0f);
+        run(&mut w, "v_cmp_f_u32_e64 s6, v1, v1").unwrap();
+        assert_eq!(w.s[6], 0);
+    }
+
+    #[test]
+    fn cmpx_writes_exec() {
+        // gfx11: no destination, EXEC only.
+        let mut w = wave(Arch::Gfx1100);
+        for l in 0..32 {
+            w.v[1][l] = l as u32;
+        }
+        w.s[106] = 0x1234;
+        w.set_exec(0xffff_fff0);
+        run(&mut w, "v_cmpx_gt_u32_e32 20, v1").unwrap();
+        assert_eq!(w.exec(), 0x000f_fff0);
+        assert_eq!(w.s[106], 0x1234, "VCC untouched");
+        // gfx9 (wave64): the destination and EXEC.
+        let mut w = wave(Arch::Gfx942);
+        for l in 0..64 {
+            w.v[1][l] = l as u32;
+        }
+        run(&mut w, "v_cmpx_le_u32_e64 s[0:1], 40, v1").unwrap();
+        let want = !((1u64 << 40) - 1);
+        assert_eq!(w.exec(), want);
+        assert_eq!((w.s[0], w.s[1]), (want as u32, (want >> 32) as u32));
+    }
+
+    #[test]
+    fn wave64_pairs_and_64_bit() {
+        let mut w = wave(Arch::Gfx942);
+        for l in 0..64 {
+            w.v[2][l] = l as u32;
+            w.v[3][l] = if l % 2 == 0 { 0 } else { 0x8000_0000 };
+        }
+        // v[2:3] is negative as i64 in odd lanes.
+        run(&mut w, "v_cmp_lt_i64_e64 s[4:5], v[2:3], 0").unwrap();
+        assert_eq!(u64::from(w.s[4]) | u64::from(w.s[5]) << 32, 0xaaaa_aaaa_aaaa_aaaa);
+        run(&mut w, "v_cmp_lt_u64_e32 vcc, v[2:3], 0x80000000").unwrap();
+        assert_eq!(w.vcc(), 0x5555_5555_5555_5555, "a literal is zero-extended");
+        run(&mut w, "v_cmp_gt_u64_e64 s[4:5], -1, v[2:3]").unwrap();
+        assert_eq!(u64::from(w.s[4]) | u64::from(w.s[5]) << 32, u64::MAX, "-1 sign-extends to the largest u64");
+        let mut w = wave(Arch::Gfx1100);
+        w.v[0][0] = 5;
+        w.v[1][0] = 1;
+        w.v[2][0] = 5;
+        w.v[3][0] = 0;
+        run(&mut w, "v_cmpx_ne_u64_e32 v[0:1], v[2:3]").unwrap();
+        assert_eq!(w.exec(), 1);
+        run(&mut w, "v_cmpx_eq_u64_e64 s[0:1], v[0:1]").unwrap();
+        assert_eq!(w.exec(), 0);
+    }
+
+    #[test]
+    fn sixteen_bit() {
+        let mut w = wave(Arch::Gfx1100);
+        w.v[0][0] = 0x0005_ffff; // .l = -1, .h = 5
+        w.v[0][1] = 0x002d_002b; // .l = 43, .h = 45
+        w.set_exec(0b11);
+        run(&mut w, "v_cmpx_lt_i16_e32 44, v0.h").unwrap();
+        assert_eq!(w.exec(), 0b10);
+        w.set_exec(0b11);
+        run(&mut w, "v_cmp_lt_u16_e64 s0, 44, v0.l").unwrap();
+        assert_eq!(w.s[0], 0b01, "0xffff is a large u16");
+        run(&mut w, "v_cmp_lt_i16_e64 s0, 0xffbf, v0.l").unwrap();
+        assert_eq!(w.s[0], 0b11, "-65 < -1 and < 43");
+        run(&mut w, "v_cmp_eq_u16_e64 s0, 5, v0.h op_sel:[0,1,0]").unwrap();
+        assert_eq!(w.s[0], 0b01, "op_sel printed with a .h operand selects once");
+        // gfx9: whole registers, the low 16 bits.
+        let mut w = wave(Arch::Gfx942);
+        w.v[1][0] = 0x1234_8000;
+        run(&mut w, "v_cmp_gt_i16_e64 s[2:3], 0, v1").unwrap();
+        assert_eq!(w.s[2] & 1, 1);
+    }
+
+    #[test]
+    fn sdwa() {
+        let mut w = wave(Arch::Gfx942);
+        w.v[104][0] = 0x0000_0080; // byte 0: 128, or -128 sign-extended
+        w.v[73][0] = 0;
+        w.v[104][1] = 0x0000_0005;
+        w.v[73][1] = 7;
+        w.set_exec(0b11);
+        run(&mut w, "v_cmp_lt_i16_sdwa s[0:1], sext(v104), v73 src0_sel:BYTE_0 src1_sel:DWORD").unwrap();
+        assert_eq!(w.s[0], 0b11);
+        run(&mut w, "v_cmp_lt_i16_sdwa s[0:1], v104, v73 src0_sel:BYTE_0 src1_sel:DWORD").unwrap();
+        assert_eq!(w.s[0], 0b10);
+        w.s[4] = 0x80;
+        run(&mut w, "v_cmp_ne_u16_sdwa s[4:5], v104, s4 src0_sel:BYTE_0 src1_sel:DWORD").unwrap();
+        assert_eq!(w.s[4], 0b10);
+        w.v[3][0] = 0xffff_0000 | 0x8000;
+        w.v[75][0] = 0;
+        run(&mut w, "v_cmp_lt_i32_sdwa s[62:63], sext(v3), v75 src0_sel:WORD_0 src1_sel:DWORD").unwrap();
+        assert_eq!(w.s[62] & 1, 1);
+    }
+
+    #[test]
+    fn float_predicates() {
+        let mut w = wave(Arch::Gfx1100);
+        // Lanes: 1 vs 2, 2 vs 2, 3 vs 2, NaN vs 2.
+        for (l, a) in [1.0f32, 2.0, 3.0, f32::NAN].iter().enumerate() {
+            w.v[1][l] = f(*a);
+            w.v[2][l] = f(2.0);
+        }
+        w.set_exec(0b1111);
+        let want = [
+            ("f", 0b0000),
+            ("lt", 0b0001),
+            ("eq", 0b0010),
+            ("le", 0b0011),
+            ("gt", 0b0100),
+            ("lg", 0b0101),
+            ("ge", 0b0110),
+            ("o", 0b0111),
+            ("u", 0b1000),
+            ("nge", 0b1001),
+            ("nlg", 0b1010),
+            ("ngt", 0b1011),
+            ("nle", 0b1100),
+            ("neq", 0b1101),
+            ("nlt", 0b1110),
+            ("tru", 0b1111),
+        ];
+        for (op, m) in want {
+            run(&mut w, &format!("v_cmp_{op}_f32_e64 s0, v1, v2")).unwrap();
+            assert_eq!(w.s[0], m, "f32 {op}");
+        }
+        // f64, with modifiers and a literal (the high half).
+        for (l, a) in [-1.0f64, 2.0, -3.0, f64::NAN].iter().enumerate() {
+            w.v[4][l] = a.to_bits() as u32;
+            w.v[5][l] = (a.to_bits() >> 32) as u32;
+        }
+        run(&mut w, "v_cmp_lt_f64_e64 s0, |v[4:5]|, 0x40000000").unwrap();
+        assert_eq!(w.s[0], 0b0001);
+        run(&mut w, "v_cmp_ge_f64_e64 s0, -v[4:5], 1.0").unwrap();
+        assert_eq!(w.s[0], 0b0101);
+        run(&mut w, "v_cmp_o_f64_e32 vcc_lo, v[4:5], v[4:5]").unwrap();
+        assert_eq!(w.s[106], 0b0111);
+        run(&mut w, "v_cmpx_neq_f32_e64 0x7f800000, |v1|").unwrap();
+        assert_eq!(w.exec(), 0b1111);
+        // f16 on halves: -0 == +0.
+        w.v[6][0] = 0x8000_0000;
+        w.set_exec(1);
+        run(&mut w, "v_cmp_eq_f16_e32 vcc_lo, v6.l, v6.h").unwrap();
+        assert_eq!(w.s[106], 1);
+        run(&mut w, "v_cmp_gt_f16_e64 s0, 1.0, v6.h").unwrap();
+        assert_eq!(w.s[0], 1);
+    }
+
+    #[test]
+    fn class() {
+        let mut w = wave(Arch::Gfx1100);
+        let vals = [0x7f80_0001u32, 0x7fc0_0000, 0xff80_0000, f(-1.0), 0x8000_0001, 0x8000_0000, 0, 1, f(1.0), 0x7f80_0000];
+        for (l, v) in vals.iter().enumerate() {
+            w.v[1][l] = *v;
+            w.v[2][l] = 1 << l;
+        }
+        w.set_exec(0x3ff);
+        run(&mut w, "v_cmp_class_f32_e64 vcc_lo, v1, v2").unwrap();
+        assert_eq!(w.s[106], 0x3ff, "each lane is its own class");
+        run(&mut w, "v_cmp_class_f32_e64 vcc_lo, v1, 0x260").unwrap(); // -0, +0, +inf
+        assert_eq!(w.s[106], 1 << 5 | 1 << 6 | 1 << 9);
+        run(&mut w, "v_cmp_class_f32_e64 s0, |v1|, 0x100").unwrap(); // +normal
+        assert_eq!(w.s[0], 1 << 3 | 1 << 8);
+        let mut w = wave(Arch::Gfx942);
+        let ds = [f64::from_bits(1), -f64::MIN_POSITIVE, f64::NAN, f64::NEG_INFINITY];
+        for (l, d) in ds.iter().enumerate() {
+            w.v[2][l] = d.to_bits() as u32;
+            w.v[3][l] = (d.to_bits() >> 32) as u32;
+        }
+        w.set_exec(0b1111);
+        run(&mut w, "v_cmp_class_f64_e64 s[0:1], v[2:3], 0x1f8").unwrap(); // finite nonzero... & ±0
+        assert_eq!(w.s[0], 0b0011);
+        w.v[7][0] = 0x204;
+        run(&mut w, "v_cmpx_class_f64_e64 s[0:1], v[2:3], 0x204").unwrap(); // ±inf
+        assert_eq!(w.exec(), 0b1000);
+        w.v[8][0] = 0x3c00_0001;
+        w.set_exec(1);
+        run(&mut w, "v_cmp_class_f16_e64 s[0:1], v8, 0x80").unwrap(); // +denormal
+        assert_eq!(w.s[0], 1);
+    }
+}

@@ -1392,7 +1392,7 @@ mod tests {
     fn division_stress() {
         let n = if cfg!(debug_assertions) { 4000 } else { 200_000 };
         let mut r = Rng(99);
-        let mut pick32 = |r: &mut Rng| {
+        let pick32 = |r: &mut Rng| {
             let x = r.next();
             let e = match x % 4 {
                 0 => (x >> 8) % 30,
@@ -1415,7 +1415,7 @@ mod tests {
                 assert!(got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()), "{a:e} / {b:e}: {got:e}, want {want:e}");
             }
         }
-        let mut pick64 = |r: &mut Rng| {
+        let pick64 = |r: &mut Rng| {
             let x = r.next();
             let y = r.next();
             let e = match x % 4 {
