@@ -262,8 +262,11 @@ fn new_wave(
         *n += 2;
     };
     if kd.property(props::PRIVATE_SEGMENT_BUFFER) {
-        // A buffer resource for MUBUF scratch; the emulator's scratch
-        // addresses are offsets in the lane's own segment.
+        // The V# of MUBUF scratch (gfx9 without architected flat scratch):
+        // base 0, as the emulator's scratch addresses are offsets in each
+        // lane's own segment; ADD_TID_ENABLE in word 3 is what tells the
+        // buffer instructions (ops/buffer.rs) that it is per-lane scratch.
+        s[n..n + 4].copy_from_slice(&[0, 0, u32::MAX, PRIVATE_SEGMENT_RSRC_WORD3]);
         n += 4;
     }
     if kd.property(props::DISPATCH_PTR) {
@@ -330,6 +333,12 @@ fn new_wave(
         shared: Arc::new(Shared::new()),
     }
 }
+
+/// Word 3 of the private segment buffer's V#, the gfx9 fields a runtime
+/// sets for swizzled scratch: DST_SEL_XYZW (0xfac), NUM_FORMAT UINT (4 << 12),
+/// DATA_FORMAT 32 (4 << 15), INDEX_STRIDE 64 (3 << 21) and ADD_TID_ENABLE
+/// (1 << 23), the one bit the emulator reads.
+pub const PRIVATE_SEGMENT_RSRC_WORD3: u32 = 0x00e2_4fac;
 
 /// Sets the image base of a wave (the module's); split out for tests.
 pub fn image_base(module: &Module) -> u64 {
