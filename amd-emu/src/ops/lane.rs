@@ -11,7 +11,7 @@ use crate::wave::{Result, Wave};
 
 pub fn lookup(name: &str) -> Option<(Exec, u32)> {
     if let Some(op) = name.strip_prefix("v_dual_") {
-        return vopd_code(op).map(|c| (dual_half as Exec, c));
+        return vopd_code(op).map(|c| (dual_half as Exec, c | VOPD_KNOWN));
     }
     if let Some(base) = name.strip_suffix("_dpp") {
         return find(base).map(|_| (dpp as Exec, 0));
@@ -304,6 +304,9 @@ const DOT2_BF16: u32 = 13;
 const ADD_U32: u32 = 16;
 const LSHLREV: u32 = 17;
 const AND: u32 = 18;
+/// Set in a `v_dual_*` half's `aux` when we know the operation: the
+/// decoder pairs halves whatever their lookup said.
+const VOPD_KNOWN: u32 = 0x100;
 
 fn vopd_code(op: &str) -> Option<u32> {
     Some(match op {
@@ -375,7 +378,7 @@ fn vopd_eval(w: &Wave, h: &Inst, l: usize) -> u32 {
     let o = &h.ops;
     let f = |n: usize| w.fread(&o[n], l);
     let u = |n: usize| w.vread(&o[n], l);
-    let r = match h.aux {
+    let r = match h.aux & !VOPD_KNOWN {
         MOV => return u(1),
         CNDMASK => return if w.vcc() >> l & 1 != 0 { u(2) } else { u(1) },
         ADD_U32 => return u(1).wrapping_add(u(2)),
@@ -398,7 +401,7 @@ fn vopd_eval(w: &Wave, h: &Inst, l: usize) -> u32 {
         MAX => minmax(f(1), f(2), true),
         MIN => minmax(f(1), f(2), false),
         DOT2_F16 | DOT2_BF16 => {
-            let cvt = if h.aux == DOT2_F16 { f16_to_f32 } else { bf16_to_f32 };
+            let cvt = if h.aux & !VOPD_KNOWN == DOT2_F16 { f16_to_f32 } else { bf16_to_f32 };
             let (a, b) = (u(1), u(2));
             let mut acc = f(0);
             acc += cvt(a as u16) * cvt(b as u16);
@@ -414,6 +417,11 @@ fn vopd_eval(w: &Wave, h: &Inst, l: usize) -> u32 {
 /// (and the cndmask's VCC) in every active lane before either writes.
 pub fn dual(w: &mut Wave, i: &Inst) -> Result {
     let Some(y) = i.dual.as_deref() else { return super::unknown(w, i) };
+    for h in [i, y] {
+        if h.aux & VOPD_KNOWN == 0 {
+            return super::unknown(w, h);
+        }
+    }
     let (mut rx, mut ry) = ([0u32; 64], [0u32; 64]);
     for l in w.active() {
         rx[l] = vopd_eval(w, i, l);
@@ -562,6 +570,26 @@ mod tests {
         w.v[4][1] = 10.0f32.to_bits();
         run(&mut w, "v_dual_dot2acc_f32_f16 v4, v2, v3 :: v_dual_mov_b32 v5, 0").unwrap();
         assert_eq!(f32::from_bits(w.v[4][1]), 10.0);
+        // bf16: (2.0, 3.0)·(1.5, -1.0) + 0 = 0.
+        w.v[2][1] = 0x4040_4000;
+        w.v[3][1] = 0xbf80_3fc0;
+        w.v[4][1] = 0;
+        run(&mut w, "v_dual_dot2acc_f32_bf16 v4, v2, v3 :: v_dual_mov_b32 v5, 0").unwrap();
+        assert_eq!(f32::from_bits(w.v[4][1]), 0.0);
+        // A half we do not know stops the run instead of doing something else.
+        assert!(run(&mut w, "v_dual_bogus_f32 v4, v2, v3 :: v_dual_mov_b32 v5, 0").is_err());
+    }
+
+    #[test]
+    fn half_conversions() {
+        use super::f16_to_f32;
+        assert_eq!(f16_to_f32(0x3c00), 1.0);
+        assert_eq!(f16_to_f32(0xc000), -2.0);
+        assert_eq!(f16_to_f32(0x0001), f32::from_bits(0x3380_0000), "smallest denormal, 2^-24");
+        assert_eq!(f16_to_f32(0x8200).to_bits(), (-(0x200 as f32) * 2f32.powi(-24)).to_bits());
+        assert_eq!(f16_to_f32(0x7c00), f32::INFINITY);
+        assert!(f16_to_f32(0x7e00).is_nan());
+        assert_eq!(f16_to_f32(0x7bff), 65504.0);
     }
 
     /// `v_mov_b32_dpp v1, v0 CTRL` with v0 = lane number, v1 = 1000 + lane
@@ -649,3 +677,4 @@ mod tests {
         assert_eq!(w.vcc(), 0b10);
     }
 }
+
