@@ -234,7 +234,8 @@ fn dpp(w: &mut Wave, i: &Inst) -> Result {
         1
     };
     let Some(&s0) = i.ops.get(src0) else { return super::unknown(w, i) };
-    let Kind::Vector { index, half, .. } = s0.kind else { return super::unknown(w, i) };
+    // A single VGPR: 64-bit DPP (gfx90a `row_newbcast` on f64) is not done.
+    let Kind::Vector { index, half, count: 1 } = s0.kind else { return super::unknown(w, i) };
     let m = &i.mods;
     let row_mask = m.get("row_mask").map_or(0xf, num);
     let bank_mask = m.get("bank_mask").map_or(0xf, num);
