@@ -1004,6 +1004,27 @@ mod tests {
     }
 
     #[test]
+    fn movrel_and_pk_mov() {
+        let mut w = wave(Arch::Gfx942);
+        w.s[crate::operand::M0 as usize] = 2;
+        w.v[3][0] = 33;
+        run(&mut w, "v_movrels_b32_e32 v0, v1").unwrap();
+        assert_eq!(w.v[0][0], 33);
+        run(&mut w, "v_movreld_b32_e32 v10, v0").unwrap();
+        assert_eq!((w.v[12][0], w.v[10][0]), (33, 0));
+        run(&mut w, "v_movrelsd_b32_e32 v20, v1").unwrap();
+        assert_eq!(w.v[22][0], 33);
+        w.s[crate::operand::M0 as usize] = 10_000;
+        assert!(run(&mut w, "v_movrels_b32_e32 v0, v1").is_err());
+        w.v[4][1] = 1;
+        w.v[5][1] = 2;
+        w.v[6][1] = 3;
+        w.v[7][1] = 4;
+        run(&mut w, "v_pk_mov_b32 v[0:1], v[4:5], v[6:7] op_sel:[1,0]").unwrap();
+        assert_eq!((w.v[0][1], w.v[1][1]), (2, 3));
+    }
+
+    #[test]
     fn pack_and_lerp() {
         let mut w = wave(Arch::Gfx1100);
         w.v[1][0] = 0x1_0000;
