@@ -177,6 +177,10 @@ pub fn find(mnemonic: &str) -> Option<(Exec, u32)> {
         return Some((nop, 0));
     }
     let name = canonical(mnemonic);
+    // gfx11 `v_dual_*` halves are lane.rs's (`dual` reads their `aux`).
+    if name.starts_with("v_dual_") {
+        return lane::lookup(&name);
+    }
     let families: [fn(&str) -> Option<(Exec, u32)>; 9] =
         [flow::lookup, sop::lookup, smem::lookup, vint::lookup, vfloat::lookup, vcmp::lookup, lane::lookup, vmem::lookup, lds::lookup];
     families.iter().find_map(|f| f(&name))

@@ -93,15 +93,6 @@ const I32_F16: u32 = 25;
 const U32_F16: u32 = 26;
 
 pub fn lookup(name: &str) -> Option<(Exec, u32)> {
-    // gfx11 dual-issue halves (`v_dual_mul_f32`) do what their VOP2 does.
-    let owned;
-    let name = match name.strip_prefix("v_dual_") {
-        Some(rest) => {
-            owned = format!("v_{rest}");
-            owned.as_str()
-        }
-        None => name,
-    };
     let n = name.strip_prefix("v_")?;
     let cvt_op = match n {
         "cvt_f32_i32" => Some(F32_I32),
@@ -938,7 +929,6 @@ mod tests {
     #[test]
     fn names() {
         assert!(lookup("v_add_f32").is_some());
-        assert!(lookup("v_dual_mul_f32").is_some());
         assert!(lookup("v_cvt_pkrtz_f16_f32").is_some());
         assert!(lookup("v_pk_fma_f32").is_some());
         assert!(lookup("v_cmp_eq_f32").is_none());

@@ -24,7 +24,7 @@ mod buffer;
 use super::Exec;
 use crate::decode::Inst;
 use crate::memory::{self, PRIVATE_APERTURE};
-use crate::operand::{Half, Kind, NULL, Operand};
+use crate::operand::{Half, Kind, Operand};
 use crate::wave::{FaultKind, Result, Wave, fault};
 
 // ------------------------------------------------------------ data types
@@ -506,41 +506,7 @@ fn atomic_op(w: &mut Wave, i: &Inst) -> Result {
     Ok(())
 }
 
-// ------------------------------------------------------------ v_pk_mov_b32
-
-/// Element `hi` of a 64-bit packed source: the register pair's second
-/// register when `hi`; a constant feeds both elements (as for the packed
-/// f32 operations).
-fn pk_elem32(w: &Wave, o: &Operand, hi: bool, lane: usize) -> u32 {
-    match o.kind {
-        Kind::Vector { .. } | Kind::Acc { .. } => w.vreg(o, usize::from(hi), lane),
-        Kind::Scalar { index, .. } if index != NULL => w.s[index as usize + usize::from(hi)],
-        _ => w.vread(o, lane),
-    }
-}
-
-/// gfx90a/gfx940 `v_pk_mov_b32 v[0:1], s[0:1], s[0:1] op_sel:[0,1]`: the
-/// low result is src0's element `op_sel[0]`, the high one src1's element
-/// `op_sel[1]` (no `op_sel_hi`, no negation: it is a move). Both are read
-/// before either is written, as the destination may overlap a source.
-///
-/// It lives here, not in a VOP3P family, only because adding a family is a
-/// change to `ops/mod.rs`'s list.
-fn pk_mov_b32(w: &mut Wave, i: &Inst) -> Result {
-    let (dst, a, b) = (i.ops[0], i.ops[1], i.ops[2]);
-    for lane in w.active() {
-        let lo = pk_elem32(w, &a, i.mods.op_sel & 1 != 0, lane);
-        let hi = pk_elem32(w, &b, i.mods.op_sel & 2 != 0, lane);
-        w.set_vreg(&dst, 0, lane, lo);
-        w.set_vreg(&dst, 1, lane, hi);
-    }
-    Ok(())
-}
-
 pub fn lookup(name: &str) -> Option<(Exec, u32)> {
-    if name == "v_pk_mov_b32" {
-        return Some((pk_mov_b32, 0));
-    }
     if name.starts_with("buffer_") {
         return buffer::lookup(name);
     }
