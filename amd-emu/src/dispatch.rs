@@ -218,6 +218,7 @@ pub fn launch(module: &Arc<Module>, kernel: Kernel, l: &Launch) -> Result<Runnin
             let mut wave = new_wave(arch, lanes, &kd, private_size, l, wg, first_item, items, id, g);
             wave.group = group.clone();
             wave.shared = shared.clone();
+            wave.image_base = module.image.base();
             let (module, shared, done, group) = (module.clone(), shared.clone(), done.clone(), group.clone());
             let t = std::thread::Builder::new()
                 .name(format!("amd-emu wave {id}"))
@@ -339,8 +340,3 @@ fn new_wave(
 /// DATA_FORMAT 32 (4 << 15), INDEX_STRIDE 64 (3 << 21) and ADD_TID_ENABLE
 /// (1 << 23), the one bit the emulator reads.
 pub const PRIVATE_SEGMENT_RSRC_WORD3: u32 = 0x00e2_4fac;
-
-/// Sets the image base of a wave (the module's); split out for tests.
-pub fn image_base(module: &Module) -> u64 {
-    module.image.base()
-}
