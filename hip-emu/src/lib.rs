@@ -46,8 +46,8 @@ pub const NOT_SUPPORTED: HipError = 801;
 
 /// The emulated device's compute units, and waves resident on each: few,
 /// because each wave is a host thread.
-pub const COMPUTE_UNITS: c_int = 2;
-pub const WAVES_PER_CU: c_int = 4;
+pub const COMPUTE_UNITS: c_int = 4;
+pub const WAVES_PER_CU: c_int = 8;
 /// What `hipMemGetInfo` reports as the device's memory.
 pub const TOTAL_MEMORY: usize = 8 << 30;
 
