@@ -1,4 +1,4 @@
-//! Depth checks for recursion on the driver's call stack (nvptx).
+//! Depth checks for recursion on the driver's call stack.
 //!
 //! [`shared_stack`](crate::shared_stack) moves frames to global memory, but
 //! every call level still pushes its return address and saved registers on
@@ -13,6 +13,12 @@
 //! is given the function's frames' stack pointer and publishes it in the
 //! lane's words first, so the handler's report runs below the live frames.
 //!
+//! On amdgcn the call stack is the lane's scratch, which grows up from
+//! offset 0 of its private segment (`llvm.stacksave` of address space 5 is
+//! that offset, per lane, whatever the scratch addressing): the same word
+//! holds a ceiling, and past it the check calls the runtime's
+//! `CALL_STACK_OVERFLOW` handler, so the report knows which stack ran out.
+//!
 //! The call graph is read from the optimized IR text: direct calls are
 //! edges; an indirect call may reach any function whose address is taken
 //! (vtables, function pointers) and whose signature is the call's, so it is
@@ -25,7 +31,9 @@
 use std::collections::HashMap;
 
 use crate::ir_text::{Callee, address_uses, callee, function_name, is_label, signature};
+use crate::Target;
 use crate::shared_stack::{OVERFLOW_SYMBOL, SLOT_SYMBOL, SP_PARAM};
+use rt_abi::symbols::CALL_STACK_OVERFLOW;
 
 /// The inlined check each recursive function calls on entry.
 const CHECK: &str = "__gpu_cs.check";
@@ -33,7 +41,7 @@ const CHECK: &str = "__gpu_cs.check";
 /// Adds the depth check to every function on a call-graph cycle of module
 /// `ir`; `None` if the module has no runtime (no `@__gpu_stack_slot`).
 /// Returns the new module and the names of the checked functions.
-pub fn guard(ir: &str) -> Option<(String, Vec<String>)> {
+pub fn guard(ir: &str, target: Target) -> Option<(String, Vec<String>)> {
     if !ir.lines().any(|l| l.starts_with(&format!("@{SLOT_SYMBOL} ="))) {
         return None;
     }
@@ -47,7 +55,7 @@ pub fn guard(ir: &str) -> Option<(String, Vec<String>)> {
             continue;
         }
         let name = function_name(line);
-        if !recursive.contains_key(name) || excluded(line, name) {
+        if !recursive.contains_key(name) || excluded(line, name, target) {
             continue;
         }
         // In the entry block: after its label, if it has one.
@@ -62,15 +70,59 @@ pub fn guard(ir: &str) -> Option<(String, Vec<String>)> {
         checked.push(name.to_string());
     }
     if !checked.is_empty() {
-        out.push_str(&helper(ir));
+        out.push_str(&match target {
+            Target::Nvptx => helper(ir),
+            Target::Amdgcn => amd_helper(ir),
+        });
     }
     Some((out, checked))
 }
 
 /// Functions never checked: kernels (they start the call stack), the
-/// overflow handler and the linker's own helpers.
-fn excluded(header: &str, name: &str) -> bool {
-    header.contains(" ptx_kernel ") || name == OVERFLOW_SYMBOL || name.starts_with("__gpu_ss.") || name.starts_with("__gpu_cs.")
+/// overflow handlers and the linker's own helpers.
+fn excluded(header: &str, name: &str, target: Target) -> bool {
+    header.contains(target.kernel_keyword())
+        || name == OVERFLOW_SYMBOL
+        || name == CALL_STACK_OVERFLOW
+        || name.starts_with("__gpu_ss.")
+        || name.starts_with("__gpu_cs.")
+}
+
+/// The amdgcn check: the lane's scratch offset (`llvm.stacksave` in address
+/// space 5) above the ceiling in the lane's words calls the call stack's own
+/// handler. Frames' stack pointers are never published here: amdgcn uses
+/// the pair protocol only.
+fn amd_helper(ir: &str) -> String {
+    let declare = if ir.contains("declare ptr addrspace(5) @llvm.stacksave.p5()") {
+        ""
+    } else {
+        "declare ptr addrspace(5) @llvm.stacksave.p5()\n"
+    };
+    let handler = if ir.contains(&format!("@{CALL_STACK_OVERFLOW}(")) {
+        String::new()
+    } else {
+        format!("declare void @{CALL_STACK_OVERFLOW}()\n")
+    };
+    format!(
+        r#"
+{declare}{handler}
+define internal void @{CHECK}(i64 %frames.sp) alwaysinline nounwind {{
+  %slot = load ptr, ptr addrspace(1) @{SLOT_SYMBOL}, align 8
+  %ceiling.at = getelementptr inbounds i8, ptr %slot, i64 16
+  %ceiling = load i64, ptr %ceiling.at, align 8
+  %sp.ptr = call ptr addrspace(5) @llvm.stacksave.p5()
+  %sp.32 = ptrtoint ptr addrspace(5) %sp.ptr to i32
+  %sp = zext i32 %sp.32 to i64
+  %high = icmp ugt i64 %sp, %ceiling
+  br i1 %high, label %overflow, label %ok, !prof !{{!"branch_weights", i32 1, i32 1048575}}
+overflow:
+  call void @{CALL_STACK_OVERFLOW}()
+  unreachable
+ok:
+  ret void
+}}
+"#
+    )
 }
 
 fn helper(ir: &str) -> String {
@@ -348,7 +400,7 @@ attributes #9 = { noreturn nounwind }
 
     #[test]
     fn checks_recursive_functions_in_their_entry_block() {
-        let (out, checked) = guard(MODULE).unwrap();
+        let (out, checked) = guard(MODULE, Target::Nvptx).unwrap();
         let mut checked = checked;
         checked.sort();
         assert_eq!(checked, ["dyn_fmt", "hash", "ping", "pong"]);
@@ -364,10 +416,26 @@ attributes #9 = { noreturn nounwind }
     }
 
     #[test]
+    fn amdgcn_checks_compare_scratch_with_a_ceiling() {
+        let amd = MODULE
+            .replace("@__gpu_stack_slot = global", "@__gpu_stack_slot = addrspace(1) global")
+            .replace(" ptx_kernel ", " amdgpu_kernel ");
+        let (out, mut checked) = guard(&amd, Target::Amdgcn).unwrap();
+        checked.sort();
+        assert_eq!(checked, ["dyn_fmt", "hash", "ping", "pong"]);
+        assert!(out.contains("define amdgpu_kernel void @__gpu_start(ptr %l) {\n  call void @__gpu_start"));
+        assert!(out.contains("declare ptr addrspace(5) @llvm.stacksave.p5()\n"));
+        assert!(out.contains("load ptr, ptr addrspace(1) @__gpu_stack_slot"));
+        assert!(out.contains("%high = icmp ugt i64 %sp, %ceiling"));
+        assert!(out.contains("call void @__gpu_call_stack_overflow()"));
+        assert!(out.contains("declare void @__gpu_call_stack_overflow()\n"));
+    }
+
+    #[test]
     fn leaves_modules_without_the_runtime_or_recursion_alone() {
-        assert!(guard("define void @f() {\n  call void @f()\n  ret void\n}\n").is_none());
+        assert!(guard("define void @f() {\n  call void @f()\n  ret void\n}\n", Target::Nvptx).is_none());
         let flat = "@__gpu_stack_slot = global [8 x i8] zeroinitializer\ndefine void @f() {\n  ret void\n}\n";
-        assert_eq!(guard(flat).unwrap(), (flat.to_string(), vec![]));
+        assert_eq!(guard(flat, Target::Nvptx).unwrap(), (flat.to_string(), vec![]));
     }
 
     #[test]

@@ -431,9 +431,9 @@ pub fn link(args: &LinkArgs) -> Result<(), LinkError> {
     let flag = |name: &str| std::env::var(name).is_ok_and(|v| v == "1");
     let private = args.private_stacks || flag("GPU_PRIVATE_STACKS");
     let device_scope = !(args.system_scope || flag("GPU_SYSTEM_SCOPE"));
-    // nvptx: recursion checks its depth on the driver's call stack
-    // ([`call_stack`]); `GPU_NO_DEPTH_CHECKS=1` leaves them out.
-    let depth_checks = args.target == Target::Nvptx && !flag("GPU_NO_DEPTH_CHECKS");
+    // Recursion checks its depth on the driver's call stack ([`call_stack`]);
+    // `GPU_NO_DEPTH_CHECKS=1` leaves them out.
+    let depth_checks = !flag("GPU_NO_DEPTH_CHECKS");
     // `GPU_STACK_ARGS=1`: frames pass their stack to each other as
     // arguments (nvptx; see `shared_stack::Protocol::Args` for what it wins
     // and costs, and why it is not the default).
@@ -891,7 +891,7 @@ fn rewrite_ir(bin: &Path, work: &Path, optimized: &Path, target: Target, passes:
         ir = shared;
         changed = true;
     }
-    if depth_checks && let Some((guarded, checked)) = call_stack::guard(&ir) {
+    if depth_checks && let Some((guarded, checked)) = call_stack::guard(&ir, target) {
         if verbose {
             eprintln!("gpu-ld: call-stack depth checks in {} recursive functions", checked.len());
         }

@@ -26,6 +26,12 @@ pub const STACK_SLOT: &str = "__gpu_stack_slot";
 /// Defined by the vendor crates' `stack.rs`.
 pub const STACK_OVERFLOW: &str = "__gpu_stack_overflow";
 
+/// AMD: what a recursive function's depth check calls when the call stack
+/// (scratch, which grows up) has passed its ceiling. Defined by
+/// `rt-amdgpu`'s `start.rs`. (NVIDIA's check calls [`STACK_OVERFLOW`], whose
+/// handler tells the two stacks apart by the call stack's pointer.)
+pub const CALL_STACK_OVERFLOW: &str = "__gpu_call_stack_overflow";
+
 /// NVIDIA: the thread table's address, stored by every lane at kernel start;
 /// the linker gives each block a copy in shared memory (`block_shared.rs`).
 pub const THREAD_TABLE: &str = "__gpu_thread_table";

@@ -36,6 +36,9 @@ unsafe impl<const WAVE: u32> Hal for AmdHal<WAVE> {
     const LOCKSTEP_LANES: bool = true;
     const CLOCK_HZ: u64 = 100_000_000;
     const WAKES: bool = false;
+    /// Scratch grows up from offset 0 of the lane's private segment; the
+    /// linker's depth checks read it (`llvm.stacksave`) themselves.
+    const CALL_STACK_GROWS_UP: bool = true;
 
     /// `v_mbcnt_lo/hi` of all ones.
     #[inline(always)]

@@ -91,15 +91,26 @@ unsafe extern "C" {
     fn llvm_trap() -> !;
 }
 
+fn trap() -> ! {
+    // SAFETY: a trap instruction; it does not return.
+    unsafe { llvm_trap() }
+}
+
 /// The linker's frames call this when a frame would go below the limit.
 #[unsafe(no_mangle)]
 pub extern "C" fn __gpu_stack_overflow() -> ! {
-    fn trap() -> ! {
-        // SAFETY: a trap instruction; it does not return.
-        unsafe { llvm_trap() }
-    }
-    with_amd_hal!(H => rt_common::stack::overflow_on_slot::<H>(&crate::RUNTIME, &__gpu_stack_slot, trap))
+    use rt_common::stack::Exhausted::Frames;
+    with_amd_hal!(H => rt_common::stack::overflow_on_slot::<H>(&crate::RUNTIME, &__gpu_stack_slot, Some(Frames), trap))
+}
+
+/// The linker's depth checks (`gpu-ld/src/call_stack.rs`) call this when a
+/// recursive function's call stack (scratch) passes its ceiling.
+#[unsafe(no_mangle)]
+pub extern "C" fn __gpu_call_stack_overflow() -> ! {
+    use rt_common::stack::Exhausted::CallStack;
+    with_amd_hal!(H => rt_common::stack::overflow_on_slot::<H>(&crate::RUNTIME, &__gpu_stack_slot, Some(CallStack), trap))
 }
 
 rt_abi::assert_symbol!(__gpu_start, rt_abi::symbols::KERNEL_ENTRY);
 rt_abi::assert_symbol!(__gpu_stack_overflow, rt_abi::symbols::STACK_OVERFLOW);
+rt_abi::assert_symbol!(__gpu_call_stack_overflow, rt_abi::symbols::CALL_STACK_OVERFLOW);

@@ -85,12 +85,16 @@ pub unsafe trait Hal: 'static {
     fn sleep_ns(ns: u32);
     /// The calling lane's position on the driver's call stack (return
     /// addresses and saved registers; it grows down), as a generic address,
-    /// or 0 where it is not checked (AMD, whose scratch stack grows up and
-    /// is unmeasured; the CPU harness).
+    /// or 0 where the runtime cannot read it (AMD, whose scratch stack grows
+    /// up and whose depth checks compare it themselves; the CPU harness).
     #[inline(always)]
     fn call_stack_pointer() -> u64 {
         0
     }
+    /// Whether the driver's call stack grows up (AMD scratch: from offset 0
+    /// of the lane's private segment), so that the depth checks compare
+    /// against a ceiling rather than a floor.
+    const CALL_STACK_GROWS_UP: bool = false;
     /// A device-wide constant-rate clock ticking at [`Hal::CLOCK_HZ`].
     fn fixed_frequency_clock() -> u64;
     /// Acquire fence at device scope: other warps' released writes are visible.

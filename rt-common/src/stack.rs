@@ -51,6 +51,8 @@ use rt_abi::abi::Entry;
 /// A lane's `[stack pointer, limit, call-stack floor]`: frames must stay at
 /// or above the limit, and the driver's call stack pointer
 /// ([`Hal::call_stack_pointer`]) at or above the floor (0: unchecked).
+/// Where the call stack grows up ([`Hal::CALL_STACK_GROWS_UP`], AMD) the
+/// third word is its ceiling instead (`u64::MAX`: unchecked).
 /// Bit 0 of the limit is set once the lane is reporting an overflow.
 pub type LaneStack = [u64; 3];
 
@@ -121,9 +123,17 @@ pub unsafe fn enter_kernel<H: Hal>(
 /// driver's call stack, which grows down) less the launch's call stack,
 /// plus [`CALL_STACK_RESERVE_BYTES`] for the overflow report. 0 (no check)
 /// when the launcher did not give the size or the target has no pointer.
+///
+/// Where the call stack grows up (AMD) it is the highest offset instead:
+/// the lane's private segment holds `call_stack_size` bytes from offset 0
+/// (the kernel's own frame first), less the reserve; `u64::MAX` (no check)
+/// without a size.
 #[inline(always)]
 fn call_stack_floor<H: Hal>(launch: *const LaunchBlock) -> u64 {
     let size = known_launch(launch).map_or(0, |lb| lb.call_stack_size);
+    if H::CALL_STACK_GROWS_UP {
+        return if size == 0 { u64::MAX } else { size - CALL_STACK_RESERVE_BYTES.min(size / 2) };
+    }
     let top = H::call_stack_pointer();
     if size == 0 || top == 0 {
         return 0;
@@ -140,8 +150,11 @@ fn call_stack_floor<H: Hal>(launch: *const LaunchBlock) -> u64 {
 /// a function of its own, it would be on the report's call-graph cycle and
 /// check the call stack's depth before lowering the floor, overflowing
 /// again, forever.
+///
+/// `known` is which stack ran out where the caller knows (AMD: the depth
+/// check calls a handler of its own); `None` asks the call stack's pointer.
 #[inline(always)]
-pub fn overflow_on_slot<H: Hal>(rt: &Runtime, slot: &AtomicPtr<LaneStack>, trap: fn() -> !) -> ! {
+pub fn overflow_on_slot<H: Hal>(rt: &Runtime, slot: &AtomicPtr<LaneStack>, known: Option<Exhausted>, trap: fn() -> !) -> ! {
     let pair = slot.load(Relaxed);
     // SAFETY: the rewritten caller just read this lane's pair through the
     // same address; only this lane uses it.
@@ -151,10 +164,14 @@ pub fn overflow_on_slot<H: Hal>(rt: &Runtime, slot: &AtomicPtr<LaneStack>, trap:
         trap()
     }
     // Below the floor: the call stack ran out (recursion), not the frames.
-    let which = if H::call_stack_pointer() < pair[2] { Exhausted::CallStack } else { Exhausted::Frames };
+    let which = known.unwrap_or(if H::call_stack_pointer() < pair[2] { Exhausted::CallStack } else { Exhausted::Frames });
     pair[1] = (pair[1] - STACK_RESERVE_BYTES.min(pair[1])) | 1;
-    // The report's own calls may go below the floor, into the reserve.
-    pair[2] = pair[2].saturating_sub(CALL_STACK_RESERVE_BYTES);
+    // The report's own calls may go past the floor (ceiling), into the reserve.
+    pair[2] = if H::CALL_STACK_GROWS_UP {
+        pair[2].saturating_add(CALL_STACK_RESERVE_BYTES)
+    } else {
+        pair[2].saturating_sub(CALL_STACK_RESERVE_BYTES)
+    };
     overflow::<H>(rt, which)
 }
 

@@ -120,7 +120,7 @@ pub extern "C" fn __gpu_stack_overflow() -> ! {
         // SAFETY: `trap` ends the kernel with an error the launcher reports.
         unsafe { core::arch::asm!("trap;", options(noreturn, nostack)) }
     }
-    rt_common::stack::overflow_on_slot::<NvHal>(&crate::RUNTIME, &__gpu_stack_slot, trap)
+    rt_common::stack::overflow_on_slot::<NvHal>(&crate::RUNTIME, &__gpu_stack_slot, None, trap)
 }
 
 rt_abi::assert_symbol!(__gpu_start, rt_abi::symbols::KERNEL_ENTRY);

@@ -414,9 +414,23 @@ impl Suite {
         }
         let command = format!("gpurun {}", cmd.get_args().map(|a| a.to_string_lossy()).collect::<Vec<_>>().join(" "));
         println!("== {}: {command}", c.name);
+        // hip-emu appends a line per launch: waves, instructions, seconds.
+        let stats = self.logs.join(format!("{}.emu-stats", c.name));
+        if self.emulate {
+            let _ = std::fs::remove_file(&stats);
+            cmd.env("AMD_EMU_STATS", &stats);
+        }
         let start = Instant::now();
         let output = self.execute(cmd, c.name, c.stdin);
         let seconds = start.elapsed().as_secs_f64();
+        if self.emulate
+            && let Some((instructions, busy)) = emulator_totals(&stats)
+        {
+            println!(
+                "   emulated: {instructions} instructions in {busy:.2} s of launches ({:.1} M/s)",
+                instructions as f64 / busy.max(1e-9) / 1e6
+            );
+        }
         let mut verdicts = Vec::new();
         let exit = output.as_ref().ok().and_then(|o| o.code);
         match output {
@@ -510,6 +524,22 @@ impl Suite {
             None => Err(format!("{name} still running after {} s: killed", self.limit.as_secs())),
         }
     }
+}
+
+/// The instructions and seconds of every launch in a hip-emu stats file
+/// (`$AMD_EMU_STATS`: one JSON object a line).
+pub fn emulator_totals(path: &Path) -> Option<(u64, f64)> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let field = |line: &str, key: &str| -> Option<f64> {
+        let rest = line.split_once(&format!("\"{key}\":"))?.1;
+        rest.split([',', '}']).next()?.trim().parse().ok()
+    };
+    let mut total = (0u64, 0f64);
+    for line in text.lines() {
+        total.0 += field(line, "instructions")? as u64;
+        total.1 += field(line, "seconds")?;
+    }
+    Some(total)
 }
 
 fn truncate(s: &str, n: usize) -> &str {
@@ -660,6 +690,17 @@ mod tests {
         assert_eq!((pass, fail, skip), (0, 2, 1));
         assert_eq!(line, "acceptance: 0 passed, 2 failed, 1 skipped (failed: maths)");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn emulator_statistics_add_up_over_launches() {
+        let dir = std::env::temp_dir().join(format!("acceptance-emu-stats-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("x.emu-stats");
+        std::fs::write(&f, "{\"launch\":0,\"waves\":4,\"instructions\":1000,\"seconds\":0.5,\"instructions_per_second\":2000}\n{\"launch\":1,\"waves\":4,\"instructions\":500,\"seconds\":0.25,\"instructions_per_second\":2000}\n").unwrap();
+        assert_eq!(emulator_totals(&f), Some((1500, 0.75)));
+        assert_eq!(emulator_totals(&dir.join("missing")), None);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
