@@ -62,7 +62,8 @@ pub mod v0_names;
 
 /// Symbols kept even when rustc names none (it passes no exports for
 /// executables): the runtime's kernel entry, the shadow-stack slot and
-/// overflow handler that [`shared_stack`] refers to after optimization, and
+/// overflow handlers that [`shared_stack`] and [`call_stack`] refer to
+/// after optimization, and
 /// the thread table's copy and the warps' private state that
 /// [`block_shared`] finds by name (internal, `opt` would split or rename
 /// them).
@@ -70,6 +71,7 @@ pub const ALWAYS_EXPORTED: &[&str] = &[
     KERNEL_ENTRY,
     shared_stack::SLOT_SYMBOL,
     shared_stack::OVERFLOW_SYMBOL,
+    rt_abi::symbols::CALL_STACK_OVERFLOW,
     block_shared::THREAD_TABLE_SYMBOL,
     block_shared::WARP_PRIVATE_SYMBOL,
 ];
@@ -454,8 +456,11 @@ pub fn link(args: &LinkArgs) -> Result<(), LinkError> {
                     eprintln!("gpu-ld: {renamed} local names shortened");
                 }
                 if marks {
-                    // The frames' prologues call the overflow handler.
-                    amd_marks::without_callee_lists(&amd_marks::sound_after_rewrites(&ir, shared_stack::OVERFLOW_SYMBOL))
+                    // The frames' prologues call the overflow handler, the
+                    // depth checks the call stack's.
+                    let ir = amd_marks::sound_after_rewrites(&ir, shared_stack::OVERFLOW_SYMBOL);
+                    let ir = amd_marks::sound_after_rewrites(&ir, rt_abi::symbols::CALL_STACK_OVERFLOW);
+                    amd_marks::without_callee_lists(&ir)
                 } else {
                     ir
                 }
