@@ -83,6 +83,13 @@ pub fn wave_lanes(cpu: &str) -> Option<u32> {
     flavor(cpu).map(|f| f.wave)
 }
 
+/// How far right to shift the stack pointer (`s32`) on `cpu` for a lane's
+/// byte offset in its scratch: 0 with flat scratch, log2 of the wave size
+/// with MUBUF scratch; `None` for a cpu of unknown scratch addressing.
+pub fn stack_pointer_lane_shift(cpu: &str) -> Option<u32> {
+    flavor(cpu).map(|f| if f.flat_scratch { 0 } else { f.wave.trailing_zeros() })
+}
+
 /// The instructions of `__gpu_amd_whole_wave_call` for `f`.
 fn body(f: Flavor) -> Vec<String> {
     let w64 = f.wave == 64;

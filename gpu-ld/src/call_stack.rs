@@ -14,10 +14,13 @@
 //! lane's words first, so the handler's report runs below the live frames.
 //!
 //! On amdgcn the call stack is the lane's scratch, which grows up from
-//! offset 0 of its private segment (`llvm.stacksave` of address space 5 is
-//! that offset, per lane, whatever the scratch addressing): the same word
-//! holds a ceiling, and past it the check calls the runtime's
-//! `CALL_STACK_OVERFLOW` handler, so the report knows which stack ran out.
+//! offset 0 of its private segment: the same word holds a ceiling, and past
+//! it the check calls the runtime's `CALL_STACK_OVERFLOW` handler, so the
+//! report knows which stack ran out. The check reads the stack pointer
+//! `s32` itself, scaled to a lane's bytes for the cpu
+//! ([`amd_lanes::stack_pointer_lane_shift`](crate::amd_lanes::stack_pointer_lane_shift)):
+//! `llvm.stacksave` shifts it right by the wave size's log2 even with flat
+//! scratch, where it already counts a lane's bytes.
 //!
 //! The call graph is read from the optimized IR text: direct calls are
 //! edges; an indirect call may reach any function whose address is taken
@@ -41,7 +44,26 @@ const CHECK: &str = "__gpu_cs.check";
 /// Adds the depth check to every function on a call-graph cycle of module
 /// `ir`; `None` if the module has no runtime (no `@__gpu_stack_slot`).
 /// Returns the new module and the names of the checked functions.
-pub fn guard(ir: &str, target: Target) -> Option<(String, Vec<String>)> {
+/// How the checks read the call stack's position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Depth {
+    /// nvptx: `llvm.stacksave`, compared with a floor.
+    Nvptx,
+    /// amdgcn: `s32` shifted right by this, compared with a ceiling.
+    Amdgcn { sp_shift: u32 },
+}
+
+impl Depth {
+    fn target(self) -> Target {
+        match self {
+            Depth::Nvptx => Target::Nvptx,
+            Depth::Amdgcn { .. } => Target::Amdgcn,
+        }
+    }
+}
+
+pub fn guard(ir: &str, depth: Depth) -> Option<(String, Vec<String>)> {
+    let target = depth.target();
     if !ir.lines().any(|l| l.starts_with(&format!("@{SLOT_SYMBOL} ="))) {
         return None;
     }
@@ -70,9 +92,9 @@ pub fn guard(ir: &str, target: Target) -> Option<(String, Vec<String>)> {
         checked.push(name.to_string());
     }
     if !checked.is_empty() {
-        out.push_str(&match target {
-            Target::Nvptx => helper(ir),
-            Target::Amdgcn => amd_helper(ir),
+        out.push_str(&match depth {
+            Depth::Nvptx => helper(ir),
+            Depth::Amdgcn { sp_shift } => amd_helper(ir, sp_shift),
         });
     }
     Some((out, checked))
@@ -88,16 +110,11 @@ fn excluded(header: &str, name: &str, target: Target) -> bool {
         || name.starts_with("__gpu_cs.")
 }
 
-/// The amdgcn check: the lane's scratch offset (`llvm.stacksave` in address
-/// space 5) above the ceiling in the lane's words calls the call stack's own
-/// handler. Frames' stack pointers are never published here: amdgcn uses
-/// the pair protocol only.
-fn amd_helper(ir: &str) -> String {
-    let declare = if ir.contains("declare ptr addrspace(5) @llvm.stacksave.p5()") {
-        ""
-    } else {
-        "declare ptr addrspace(5) @llvm.stacksave.p5()\n"
-    };
+/// The amdgcn check: the lane's scratch offset (`s32 >> sp_shift`) above
+/// the ceiling in the lane's words calls the call stack's own handler.
+/// Frames' stack pointers are never published here: amdgcn uses the pair
+/// protocol only.
+fn amd_helper(ir: &str, sp_shift: u32) -> String {
     let handler = if ir.contains(&format!("@{CALL_STACK_OVERFLOW}(")) {
         String::new()
     } else {
@@ -105,13 +122,13 @@ fn amd_helper(ir: &str) -> String {
     };
     format!(
         r#"
-{declare}{handler}
+{handler}
 define internal void @{CHECK}(i64 %frames.sp) alwaysinline nounwind {{
   %slot = load ptr, ptr addrspace(1) @{SLOT_SYMBOL}, align 8
   %ceiling.at = getelementptr inbounds i8, ptr %slot, i64 16
   %ceiling = load i64, ptr %ceiling.at, align 8
-  %sp.ptr = call ptr addrspace(5) @llvm.stacksave.p5()
-  %sp.32 = ptrtoint ptr addrspace(5) %sp.ptr to i32
+  %sp.raw = call i32 asm sideeffect "s_mov_b32 $0, s32", "=s"()
+  %sp.32 = lshr i32 %sp.raw, {sp_shift}
   %sp = zext i32 %sp.32 to i64
   %high = icmp ugt i64 %sp, %ceiling
   br i1 %high, label %overflow, label %ok, !prof !{{!"branch_weights", i32 1, i32 1048575}}
@@ -400,7 +417,7 @@ attributes #9 = { noreturn nounwind }
 
     #[test]
     fn checks_recursive_functions_in_their_entry_block() {
-        let (out, checked) = guard(MODULE, Target::Nvptx).unwrap();
+        let (out, checked) = guard(MODULE, Depth::Nvptx).unwrap();
         let mut checked = checked;
         checked.sort();
         assert_eq!(checked, ["dyn_fmt", "hash", "ping", "pong"]);
@@ -420,11 +437,12 @@ attributes #9 = { noreturn nounwind }
         let amd = MODULE
             .replace("@__gpu_stack_slot = global", "@__gpu_stack_slot = addrspace(1) global")
             .replace(" ptx_kernel ", " amdgpu_kernel ");
-        let (out, mut checked) = guard(&amd, Target::Amdgcn).unwrap();
+        let (out, mut checked) = guard(&amd, Depth::Amdgcn { sp_shift: 6 }).unwrap();
         checked.sort();
         assert_eq!(checked, ["dyn_fmt", "hash", "ping", "pong"]);
         assert!(out.contains("define amdgpu_kernel void @__gpu_start(ptr %l) {\n  call void @__gpu_start"));
-        assert!(out.contains("declare ptr addrspace(5) @llvm.stacksave.p5()\n"));
+        assert!(out.contains("call i32 asm sideeffect \"s_mov_b32 $0, s32\", \"=s\"()"));
+        assert!(out.contains("lshr i32 %sp.raw, 6"));
         assert!(out.contains("load ptr, ptr addrspace(1) @__gpu_stack_slot"));
         assert!(out.contains("%high = icmp ugt i64 %sp, %ceiling"));
         assert!(out.contains("call void @__gpu_call_stack_overflow()"));
@@ -433,9 +451,9 @@ attributes #9 = { noreturn nounwind }
 
     #[test]
     fn leaves_modules_without_the_runtime_or_recursion_alone() {
-        assert!(guard("define void @f() {\n  call void @f()\n  ret void\n}\n", Target::Nvptx).is_none());
+        assert!(guard("define void @f() {\n  call void @f()\n  ret void\n}\n", Depth::Nvptx).is_none());
         let flat = "@__gpu_stack_slot = global [8 x i8] zeroinitializer\ndefine void @f() {\n  ret void\n}\n";
-        assert_eq!(guard(flat, Target::Nvptx).unwrap(), (flat.to_string(), vec![]));
+        assert_eq!(guard(flat, Depth::Nvptx).unwrap(), (flat.to_string(), vec![]));
     }
 
     #[test]

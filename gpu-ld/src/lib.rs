@@ -433,9 +433,14 @@ pub fn link(args: &LinkArgs) -> Result<(), LinkError> {
     let flag = |name: &str| std::env::var(name).is_ok_and(|v| v == "1");
     let private = args.private_stacks || flag("GPU_PRIVATE_STACKS");
     let device_scope = !(args.system_scope || flag("GPU_SYSTEM_SCOPE"));
-    // Recursion checks its depth on the driver's call stack ([`call_stack`]);
+    // Recursion checks its depth on the driver's call stack ([`call_stack`]),
+    // on amdgcn where the cpu's scratch addressing is known;
     // `GPU_NO_DEPTH_CHECKS=1` leaves them out.
-    let depth_checks = !flag("GPU_NO_DEPTH_CHECKS");
+    let depth_checks = match args.target {
+        _ if flag("GPU_NO_DEPTH_CHECKS") => None,
+        Target::Nvptx => Some(call_stack::Depth::Nvptx),
+        Target::Amdgcn => amd_lanes::stack_pointer_lane_shift(&cpu).map(|sp_shift| call_stack::Depth::Amdgcn { sp_shift }),
+    };
     // `GPU_STACK_ARGS=1`: frames pass their stack to each other as
     // arguments (nvptx; see `shared_stack::Protocol::Args` for what it wins
     // and costs, and why it is not the default).
@@ -860,7 +865,7 @@ struct Passes {
     /// [`device_scope::rewrite`]: atomics at device scope.
     device_scope: bool,
     /// [`call_stack::guard`]: recursion checks the call stack's depth.
-    depth_checks: bool,
+    depth_checks: Option<call_stack::Depth>,
 }
 
 /// Runs the rewrites `passes` asks for on the optimized module; returns the
@@ -896,7 +901,9 @@ fn rewrite_ir(bin: &Path, work: &Path, optimized: &Path, target: Target, passes:
         ir = shared;
         changed = true;
     }
-    if depth_checks && let Some((guarded, checked)) = call_stack::guard(&ir, target) {
+    if let Some(depth) = depth_checks
+        && let Some((guarded, checked)) = call_stack::guard(&ir, depth)
+    {
         if verbose {
             eprintln!("gpu-ld: call-stack depth checks in {} recursive functions", checked.len());
         }

@@ -1074,7 +1074,7 @@ declare void @llvm.memset.p0.i64(ptr, i8, i64, i1 immarg)
         .replace("define ptx_kernel void @__gpu_start(ptr %l) {", "define ptx_kernel void @__gpu_start(ptr %l) {\n  call void @__gpu_use_rec(ptr %l)");
         let (rewritten, report) = rewrite(&module, Target::Nvptx, Protocol::Args).unwrap();
         assert_eq!(report.protocol, Protocol::Args, "{:?}", report.pair_because);
-        let (guarded, checked) = crate::call_stack::guard(&rewritten, Target::Nvptx).unwrap();
+        let (guarded, checked) = crate::call_stack::guard(&rewritten, crate::call_stack::Depth::Nvptx).unwrap();
         assert_eq!(checked, ["rec"]);
         assert!(guarded.contains("call void @__gpu_cs.check(i64 %__ss.sp)"), "{guarded}");
         let dir = std::env::temp_dir().join(format!("gpu-ld-stack-args-{}", std::process::id()));
