@@ -166,7 +166,9 @@ impl Module {
             .filter_map(|s| Some((s.name().ok()?.to_string(), s.address(), s.size())))
             .collect();
         // Dynamic relocations: RELATIVE64 (base + addend) and ABS64 (symbol + addend).
-        let dynsyms: Vec<u64> = file.dynamic_symbols().map(|s| s.address()).collect();
+        // By symbol-table index (the iterator skips the null symbol 0).
+        let dynsyms: std::collections::HashMap<usize, u64> =
+            file.dynamic_symbols().map(|s| (s.index().0, s.address())).collect();
         for p in segments.iter().filter(|p| p.p_type(endian) == elf::PT_DYNAMIC) {
             let Ok(Some(dyns)) = p.dynamic(endian, bytes) else { continue };
             let (mut rela, mut relasz) = (0u64, 0u64);
@@ -187,7 +189,7 @@ impl Module {
                 let value = match kind {
                     R_AMDGPU_RELATIVE64 => base.wrapping_add_signed(addend),
                     R_AMDGPU_ABS64 => {
-                        let s = dynsyms.get(sym as usize).copied().unwrap_or(0);
+                        let s = dynsyms.get(&(sym as usize)).copied().unwrap_or(0);
                         // An undefined symbol (address 0) stays null, as the loader leaves it.
                         if s == 0 { 0 } else { (base + s).wrapping_add_signed(addend) }
                     }
