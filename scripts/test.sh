@@ -22,3 +22,11 @@ else
     echo "test.sh: skipped the split PTX compile test: CUDA's ptxas/nvlink could not be installed from PyPI"
 fi
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p rt-host --release
+# Our AMD code objects executed: the acceptance checks that run on the ISA
+# emulator (amd-emu behind gpurun's own HIP path; tests/src/acceptance.rs,
+# EMULATED), built for gfx1100 (wave32) and gfx942 (wave64). Each check
+# prints how many instructions it emulated and how fast.
+bash scripts/make-gpu-bundle.sh --emulated gfx1100 gfx942
+for arch in gfx1100 gfx942; do
+    target/release/gpurun-dev acceptance target/emulated-bundle --arch "$arch" --emulate --timeout 300
+done

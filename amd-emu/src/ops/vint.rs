@@ -220,6 +220,9 @@ fn alias(name: &str) -> &str {
 }
 
 pub fn lookup(name: &str) -> Option<(Exec, u32)> {
+    if name == "v_cndmask_b32_sdwa" {
+        return Some((cndmask_sdwa, 0));
+    }
     if let Some(base) = name.strip_suffix("_sdwa") {
         let base = canonical(base);
         let base = alias(&base);
@@ -354,6 +357,23 @@ fn alu64(w: &mut Wave, i: &Inst) -> Result {
     for l in w.active() {
         let r = f(read(w, 0, l), read(w, 1, l), read(w, 2, l));
         w.vwrite64(&d, l, r);
+    }
+    Ok(())
+}
+
+/// gfx9 `v_cndmask_b32_sdwa d, a, b, vcc`: the selected `b` where the
+/// lane's VCC bit is set, else the selected `a`, placed per `dst_sel`.
+fn cndmask_sdwa(w: &mut Wave, i: &Inst) -> Result {
+    let (d, a, b) = (i.ops[0], op(i, 1), op(i, 2));
+    let mask = i.ops.get(3).map_or_else(|| w.vcc(), |m| w.mask_read(m));
+    let m = &i.mods;
+    let (sel0, sel1, dsel, unused) = (m.get("src0_sel"), m.get("src1_sel"), m.get("dst_sel"), m.get("dst_unused"));
+    for l in w.active() {
+        let x = sdwa_select(w.vread(&a, l), sel0, a.sext);
+        let y = sdwa_select(w.vread(&b, l), sel1, b.sext);
+        let r = if mask >> l & 1 != 0 { y } else { x };
+        let old = w.vread(&d, l);
+        w.vwrite(&d, l, sdwa_write(old, r, dsel, unused));
     }
     Ok(())
 }
@@ -967,6 +987,19 @@ mod tests {
         w.s[EXEC as usize] = 0;
         run(&mut w, "v_add_nc_u32_e32 v3, 7, v3").unwrap();
         assert_eq!(w.v[3][0], 2);
+    }
+
+    #[test]
+    fn cndmask_sdwa_selects_per_lane() {
+        let mut w = wave(Arch::Gfx942);
+        for l in 0..64 {
+            w.v[73][l] = 0xaaaa_0000 | l as u32;
+            w.v[78][l] = 0x5000 + l as u32;
+        }
+        w.set_vcc(0b10);
+        run(&mut w, "v_cndmask_b32_sdwa v6, v73, v78, vcc dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:WORD_0 src1_sel:DWORD").unwrap();
+        // Lane 0: VCC clear, src0's low word; lane 1: VCC set, src1 whole.
+        assert_eq!((w.v[6][0], w.v[6][1], w.v[6][2]), (0, 0x5001, 2));
     }
 
     #[test]
