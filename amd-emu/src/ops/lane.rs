@@ -4,6 +4,7 @@
 //! operation with a `_dpp` suffix: its first source comes from another
 //! lane), and gfx11 dual-issue `v_dual_X :: v_dual_Y` pairs.
 
+use super::vfloat::{bf16_to_f32, f16_to_f32, f32_to_f64, f64_to_f32, minmax};
 use super::{Exec, canonical, find};
 use crate::decode::{Inst, Mods};
 use crate::operand::Kind;
@@ -332,48 +333,6 @@ fn vopd_code(op: &str) -> Option<u32> {
     })
 }
 
-fn is_snan(x: f32) -> bool {
-    x.is_nan() && x.to_bits() & 0x0040_0000 == 0
-}
-
-fn quiet(x: f32) -> f32 {
-    f32::from_bits(x.to_bits() | 0x0040_0000)
-}
-
-/// IEEE-mode `v_max_f32` (`max`) / `v_min_f32`: a signaling NaN gives
-/// itself quieted, a quiet NaN the other operand, and +0 > -0.
-fn minmax(a: f32, b: f32, max: bool) -> f32 {
-    if is_snan(a) {
-        return quiet(a);
-    }
-    if is_snan(b) {
-        return quiet(b);
-    }
-    if b.is_nan() {
-        return a;
-    }
-    if a.is_nan() {
-        return b;
-    }
-    let a_first = if a == b { (a.is_sign_negative() && b.is_sign_positive()) != max } else { (a > b) == max };
-    if a_first { a } else { b }
-}
-
-fn f16_to_f32(h: u16) -> f32 {
-    let sign = u32::from(h & 0x8000) << 16;
-    let (e, m) = (u32::from(h >> 10 & 0x1f), u32::from(h & 0x3ff));
-    match e {
-        // Denormal: m × 2^-24, exact in f32.
-        0 => f32::from_bits(sign | (m as f32 * f32::from_bits(0x3380_0000)).to_bits()),
-        31 => f32::from_bits(sign | 0x7f80_0000 | m << 13),
-        _ => f32::from_bits(sign | (e + 112) << 23 | m << 13),
-    }
-}
-
-fn bf16_to_f32(h: u16) -> f32 {
-    f32::from_bits(u32::from(h) << 16)
-}
-
 /// One VOPD half's result in lane `l` (its destination is `ops[0]`).
 fn vopd_eval(w: &Wave, h: &Inst, l: usize) -> u32 {
     let o = &h.ops;
@@ -399,8 +358,9 @@ fn vopd_eval(w: &Wave, h: &Inst, l: usize) -> u32 {
                 f(1) * f(2)
             }
         }
-        MAX => minmax(f(1), f(2), true),
-        MIN => minmax(f(1), f(2), false),
+        // Widened bit-exactly: a signaling NaN must stay signaling.
+        MAX => f32::from_bits(f64_to_f32(minmax(f32_to_f64(f(1).to_bits()), f32_to_f64(f(2).to_bits()), true))),
+        MIN => f32::from_bits(f64_to_f32(minmax(f32_to_f64(f(1).to_bits()), f32_to_f64(f(2).to_bits()), false))),
         DOT2_F16 | DOT2_BF16 => {
             let cvt = if h.aux & !VOPD_KNOWN == DOT2_F16 { f16_to_f32 } else { bf16_to_f32 };
             let (a, b) = (u(1), u(2));
@@ -583,7 +543,7 @@ mod tests {
 
     #[test]
     fn half_conversions() {
-        use super::f16_to_f32;
+        use crate::ops::vfloat::f16_to_f32;
         assert_eq!(f16_to_f32(0x3c00), 1.0);
         assert_eq!(f16_to_f32(0xc000), -2.0);
         assert_eq!(f16_to_f32(0x0001), f32::from_bits(0x3380_0000), "smallest denormal, 2^-24");

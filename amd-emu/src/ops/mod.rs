@@ -227,18 +227,23 @@ mod tests {
     }
 }
 
-/// SDWA (gfx9 sub-dword addressing): the bits of `v` a source select
-/// (`src0_sel:BYTE_1`) names, zero- or (`sext`) sign-extended.
-pub fn sdwa_select(v: u32, sel: Option<&str>, sext: bool) -> u32 {
-    let (shift, bits) = match sel.unwrap_or("DWORD") {
+/// SDWA: the (shift, width) a select names; `None` for `DWORD` (or none).
+fn sdwa_field(sel: Option<&str>) -> Option<(u32, u32)> {
+    Some(match sel? {
         "BYTE_0" => (0, 8),
         "BYTE_1" => (8, 8),
         "BYTE_2" => (16, 8),
         "BYTE_3" => (24, 8),
         "WORD_0" => (0, 16),
         "WORD_1" => (16, 16),
-        _ => return v,
-    };
+        _ => return None,
+    })
+}
+
+/// SDWA (gfx9 sub-dword addressing): the bits of `v` a source select
+/// (`src0_sel:BYTE_1`) names, zero- or (`sext`) sign-extended.
+pub fn sdwa_select(v: u32, sel: Option<&str>, sext: bool) -> u32 {
+    let Some((shift, bits)) = sdwa_field(sel) else { return v };
     let x = (v >> shift) & ((1u32 << bits) - 1);
     if sext { ((x << (32 - bits)) as i32 >> (32 - bits)) as u32 } else { x }
 }
@@ -247,15 +252,7 @@ pub fn sdwa_select(v: u32, sel: Option<&str>, sext: bool) -> u32 {
 /// the part `dst_sel` names; `dst_unused` says what the rest becomes
 /// (`UNUSED_PAD`: zeros, `UNUSED_SEXT`: the sign, `UNUSED_PRESERVE`: `old`).
 pub fn sdwa_write(old: u32, result: u32, dst_sel: Option<&str>, dst_unused: Option<&str>) -> u32 {
-    let (shift, bits) = match dst_sel.unwrap_or("DWORD") {
-        "BYTE_0" => (0, 8),
-        "BYTE_1" => (8, 8),
-        "BYTE_2" => (16, 8),
-        "BYTE_3" => (24, 8),
-        "WORD_0" => (0, 16),
-        "WORD_1" => (16, 16),
-        _ => return result,
-    };
+    let Some((shift, bits)) = sdwa_field(dst_sel) else { return result };
     let field = ((1u32 << bits) - 1) << shift;
     let placed = (result << shift) & field;
     match dst_unused.unwrap_or("UNUSED_PAD") {

@@ -213,6 +213,31 @@ pub(crate) fn f16_to_f64(h: u16) -> f64 {
     }
 }
 
+/// An f16's value as an f32 (exact).
+pub(crate) fn f16_to_f32(h: u16) -> f32 {
+    f16_to_f64(h) as f32
+}
+
+/// `f` rounded to the nearest f16 (ties to even; the widening is exact, so
+/// this rounds once).
+pub(crate) fn f32_to_f16(f: f32) -> u16 {
+    f64_to_f16(f64::from(f), false)
+}
+
+/// A bfloat16's value (the high half of an f32).
+pub(crate) fn bf16_to_f32(h: u16) -> f32 {
+    f32::from_bits(u32::from(h) << 16)
+}
+
+/// `f` rounded to the nearest bfloat16 (ties to even), NaN kept quiet.
+pub(crate) fn f32_to_bf16(f: f32) -> u16 {
+    let b = f.to_bits();
+    if f.is_nan() {
+        return (b >> 16) as u16 | 0x40;
+    }
+    (b.wrapping_add(0x7fff + (b >> 16 & 1)) >> 16) as u16
+}
+
 /// `x` rounded to f16, to nearest even or (`rtz`) toward zero.
 pub(crate) fn f64_to_f16(x: f64, rtz: bool) -> u16 {
     let b = x.to_bits();
@@ -254,7 +279,7 @@ pub(crate) fn f64_to_f16(x: f64, rtz: bool) -> u16 {
 
 /// An f32's bits widened to f64 exactly, keeping a signaling NaN
 /// signaling (the host's conversion may quiet it).
-fn f32_to_f64(bits: u32) -> f64 {
+pub(crate) fn f32_to_f64(bits: u32) -> f64 {
     if bits & 0x7f80_0000 == 0x7f80_0000 && bits & 0x007f_ffff != 0 {
         return f64::from_bits(u64::from(bits >> 31) << 63 | 0x7ff0_0000_0000_0000 | u64::from(bits & 0x007f_ffff) << 29);
     }
@@ -262,7 +287,7 @@ fn f32_to_f64(bits: u32) -> f64 {
 }
 
 /// `x` rounded to f32 (nearest even); a NaN keeps its payload's top bits.
-fn f64_to_f32(x: f64) -> u32 {
+pub(crate) fn f64_to_f32(x: f64) -> u32 {
     if x.is_nan() {
         let b = x.to_bits();
         return ((b >> 32) as u32 & 0x8000_0000) | 0x7fc0_0000 | ((b >> 29) as u32 & 0x003f_ffff);
@@ -509,7 +534,7 @@ fn frexp(x: f64) -> (f64, i32) {
 
 /// IEEE-mode `v_min`/`v_max`: a signaling NaN comes out quieted, a quiet
 /// NaN loses to the other operand, and -0 < +0.
-fn minmax(a: f64, b: f64, max: bool) -> f64 {
+pub(crate) fn minmax(a: f64, b: f64, max: bool) -> f64 {
     if is_snan(a) {
         return quiet(a);
     }

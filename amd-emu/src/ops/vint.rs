@@ -603,6 +603,16 @@ mod tests {
 
     const ARCHS: [Arch; 2] = [Arch::Gfx1100, Arch::Gfx942];
 
+
+    /// Lane 0 of `asm` with v1, v2, v3 = a, b, c; v0 after.
+    fn t3(w: &mut crate::wave::Wave, asm: &str, a: u32, b: u32, c: u32) -> u32 {
+        w.v[1][0] = a;
+        w.v[2][0] = b;
+        w.v[3][0] = c;
+        run(w, asm).unwrap();
+        w.v[0][0]
+    }
+
     #[test]
     fn every_table_name_is_found() {
         for (n, ..) in super::OPS32 {
@@ -798,71 +808,57 @@ mod tests {
     #[test]
     fn logic_shifts_bitfields() {
         let mut w = wave(Arch::Gfx1100);
-        let t = |w: &mut crate::wave::Wave, asm: &str, a: u32, b: u32, c: u32| -> u32 {
-            w.v[1][0] = a;
-            w.v[2][0] = b;
-            w.v[3][0] = c;
-            run(w, asm).unwrap();
-            w.v[0][0]
-        };
-        assert_eq!(t(&mut w, "v_and_or_b32 v0, v1, v2, v3", 0xf0f0, 0xff00, 1), 0xf001);
-        assert_eq!(t(&mut w, "v_or3_b32 v0, v1, v2, v3", 1, 2, 4), 7);
-        assert_eq!(t(&mut w, "v_xor3_b32 v0, v1, v2, v3", 1, 3, 4), 6);
-        assert_eq!(t(&mut w, "v_xnor_b32_e32 v0, v1, v2", 0, 0, 0), u32::MAX);
-        assert_eq!(t(&mut w, "v_not_b32_e32 v0, v1", 0x0f0f_0f0f, 0, 0), 0xf0f0_f0f0);
-        assert_eq!(t(&mut w, "v_lshlrev_b32_e32 v0, v1, v2", 33, 1, 0), 2, "shift amount mod 32");
-        assert_eq!(t(&mut w, "v_lshrrev_b32_e32 v0, v1, v2", 4, 0x8000_0000, 0), 0x0800_0000);
-        assert_eq!(t(&mut w, "v_ashrrev_i32_e32 v0, v1, v2", 4, 0x8000_0000, 0), 0xf800_0000);
-        assert_eq!(t(&mut w, "v_lshl_add_u32 v0, v1, v2, v3", 3, 4, 5), 53);
-        assert_eq!(t(&mut w, "v_add_lshl_u32 v0, v1, v2, v3", 3, 4, 1), 14);
-        assert_eq!(t(&mut w, "v_lshl_or_b32 v0, v1, v2, v3", 1, 8, 1), 0x101);
-        assert_eq!(t(&mut w, "v_xad_u32 v0, v1, v2, v3", 5, 3, 10), 16);
-        assert_eq!(t(&mut w, "v_add3_u32 v0, v1, v2, v3", u32::MAX, 2, 3), 4);
-        assert_eq!(t(&mut w, "v_alignbit_b32 v0, v1, v2, v3", 0x1234_5678, 0x9abc_def0, 8), 0x789a_bcde);
-        assert_eq!(t(&mut w, "v_alignbit_b32 v0, v1, v2, v3", 0x1234_5678, 0x9abc_def0, 32), 0x9abc_def0);
-        assert_eq!(t(&mut w, "v_alignbyte_b32 v0, v1, v2, v3", 0x1234_5678, 0x9abc_def0, 1), 0x789a_bcde);
-        assert_eq!(t(&mut w, "v_bfe_u32 v0, v1, v2, v3", 0xabcd_1234, 8, 8), 0x12);
-        assert_eq!(t(&mut w, "v_bfe_u32 v0, v1, v2, v3", 0xabcd_1234, 8, 0), 0);
-        assert_eq!(t(&mut w, "v_bfe_i32 v0, v1, v2, v3", 0xabcd_1234, 12, 4), 1);
-        assert_eq!(t(&mut w, "v_bfe_i32 v0, v1, v2, v3", 0xabcd_8234, 12, 4), 0xffff_fff8);
-        assert_eq!(t(&mut w, "v_bfe_i32 v0, v1, v2, v3", 0x8000_0000, 0, 0), 0);
-        assert_eq!(t(&mut w, "v_bfi_b32 v0, v1, v2, v3", 0xff00, 0x1234, 0xabcd), 0x12cd);
-        assert_eq!(t(&mut w, "v_bfm_b32 v0, v1, v2", 4, 8, 0), 0xf00);
-        assert_eq!(t(&mut w, "v_bfrev_b32_e32 v0, v1", 1, 0, 0), 0x8000_0000);
-        assert_eq!(t(&mut w, "v_bcnt_u32_b32 v0, v1, v2", 0xff, 3, 0), 11);
-        assert_eq!(t(&mut w, "v_clz_i32_u32_e32 v0, v1", 0x0001_0000, 0, 0), 15);
-        assert_eq!(t(&mut w, "v_clz_i32_u32_e32 v0, v1", 0, 0, 0), u32::MAX);
-        assert_eq!(t(&mut w, "v_ctz_i32_b32_e32 v0, v1", 0x0001_0000, 0, 0), 16);
-        assert_eq!(t(&mut w, "v_ctz_i32_b32_e32 v0, v1", 0, 0, 0), u32::MAX);
-        assert_eq!(t(&mut w, "v_cls_i32_e32 v0, v1", 0x4000_0000, 0, 0), 1);
-        assert_eq!(t(&mut w, "v_cls_i32_e32 v0, v1", 0xffff_fff0, 0, 0), 28);
-        assert_eq!(t(&mut w, "v_cls_i32_e32 v0, v1", u32::MAX, 0, 0), u32::MAX);
-        assert_eq!(t(&mut w, "v_cls_i32_e32 v0, v1", 0, 0, 0), u32::MAX);
+        assert_eq!(t3(&mut w, "v_and_or_b32 v0, v1, v2, v3", 0xf0f0, 0xff00, 1), 0xf001);
+        assert_eq!(t3(&mut w, "v_or3_b32 v0, v1, v2, v3", 1, 2, 4), 7);
+        assert_eq!(t3(&mut w, "v_xor3_b32 v0, v1, v2, v3", 1, 3, 4), 6);
+        assert_eq!(t3(&mut w, "v_xnor_b32_e32 v0, v1, v2", 0, 0, 0), u32::MAX);
+        assert_eq!(t3(&mut w, "v_not_b32_e32 v0, v1", 0x0f0f_0f0f, 0, 0), 0xf0f0_f0f0);
+        assert_eq!(t3(&mut w, "v_lshlrev_b32_e32 v0, v1, v2", 33, 1, 0), 2, "shift amount mod 32");
+        assert_eq!(t3(&mut w, "v_lshrrev_b32_e32 v0, v1, v2", 4, 0x8000_0000, 0), 0x0800_0000);
+        assert_eq!(t3(&mut w, "v_ashrrev_i32_e32 v0, v1, v2", 4, 0x8000_0000, 0), 0xf800_0000);
+        assert_eq!(t3(&mut w, "v_lshl_add_u32 v0, v1, v2, v3", 3, 4, 5), 53);
+        assert_eq!(t3(&mut w, "v_add_lshl_u32 v0, v1, v2, v3", 3, 4, 1), 14);
+        assert_eq!(t3(&mut w, "v_lshl_or_b32 v0, v1, v2, v3", 1, 8, 1), 0x101);
+        assert_eq!(t3(&mut w, "v_xad_u32 v0, v1, v2, v3", 5, 3, 10), 16);
+        assert_eq!(t3(&mut w, "v_add3_u32 v0, v1, v2, v3", u32::MAX, 2, 3), 4);
+        assert_eq!(t3(&mut w, "v_alignbit_b32 v0, v1, v2, v3", 0x1234_5678, 0x9abc_def0, 8), 0x789a_bcde);
+        assert_eq!(t3(&mut w, "v_alignbit_b32 v0, v1, v2, v3", 0x1234_5678, 0x9abc_def0, 32), 0x9abc_def0);
+        assert_eq!(t3(&mut w, "v_alignbyte_b32 v0, v1, v2, v3", 0x1234_5678, 0x9abc_def0, 1), 0x789a_bcde);
+        assert_eq!(t3(&mut w, "v_bfe_u32 v0, v1, v2, v3", 0xabcd_1234, 8, 8), 0x12);
+        assert_eq!(t3(&mut w, "v_bfe_u32 v0, v1, v2, v3", 0xabcd_1234, 8, 0), 0);
+        assert_eq!(t3(&mut w, "v_bfe_i32 v0, v1, v2, v3", 0xabcd_1234, 12, 4), 1);
+        assert_eq!(t3(&mut w, "v_bfe_i32 v0, v1, v2, v3", 0xabcd_8234, 12, 4), 0xffff_fff8);
+        assert_eq!(t3(&mut w, "v_bfe_i32 v0, v1, v2, v3", 0x8000_0000, 0, 0), 0);
+        assert_eq!(t3(&mut w, "v_bfi_b32 v0, v1, v2, v3", 0xff00, 0x1234, 0xabcd), 0x12cd);
+        assert_eq!(t3(&mut w, "v_bfm_b32 v0, v1, v2", 4, 8, 0), 0xf00);
+        assert_eq!(t3(&mut w, "v_bfrev_b32_e32 v0, v1", 1, 0, 0), 0x8000_0000);
+        assert_eq!(t3(&mut w, "v_bcnt_u32_b32 v0, v1, v2", 0xff, 3, 0), 11);
+        assert_eq!(t3(&mut w, "v_clz_i32_u32_e32 v0, v1", 0x0001_0000, 0, 0), 15);
+        assert_eq!(t3(&mut w, "v_clz_i32_u32_e32 v0, v1", 0, 0, 0), u32::MAX);
+        assert_eq!(t3(&mut w, "v_ctz_i32_b32_e32 v0, v1", 0x0001_0000, 0, 0), 16);
+        assert_eq!(t3(&mut w, "v_ctz_i32_b32_e32 v0, v1", 0, 0, 0), u32::MAX);
+        assert_eq!(t3(&mut w, "v_cls_i32_e32 v0, v1", 0x4000_0000, 0, 0), 1);
+        assert_eq!(t3(&mut w, "v_cls_i32_e32 v0, v1", 0xffff_fff0, 0, 0), 28);
+        assert_eq!(t3(&mut w, "v_cls_i32_e32 v0, v1", u32::MAX, 0, 0), u32::MAX);
+        assert_eq!(t3(&mut w, "v_cls_i32_e32 v0, v1", 0, 0, 0), u32::MAX);
         // gfx9 names of the same.
         let mut g = wave(Arch::Gfx942);
-        assert_eq!(t(&mut g, "v_ffbh_u32_e32 v0, v1", 1, 0, 0), 31);
-        assert_eq!(t(&mut g, "v_ffbl_b32_e32 v0, v1", 8, 0, 0), 3);
+        assert_eq!(t3(&mut g, "v_ffbh_u32_e32 v0, v1", 1, 0, 0), 31);
+        assert_eq!(t3(&mut g, "v_ffbl_b32_e32 v0, v1", 8, 0, 0), 3);
     }
 
     #[test]
     fn multiplies() {
         let mut w = wave(Arch::Gfx942);
-        let t = |w: &mut crate::wave::Wave, asm: &str, a: u32, b: u32, c: u32| -> u32 {
-            w.v[1][5] = a;
-            w.v[2][5] = b;
-            w.v[3][5] = c;
-            run(w, asm).unwrap();
-            w.v[0][5]
-        };
-        assert_eq!(t(&mut w, "v_mul_lo_u32 v0, v1, v2", 0x1_0001, 0x1_0001, 0), 0x0002_0001);
-        assert_eq!(t(&mut w, "v_mul_hi_u32 v0, v1, v2", u32::MAX, u32::MAX, 0), 0xffff_fffe);
-        assert_eq!(t(&mut w, "v_mul_hi_i32 v0, v1, v2", -2i32 as u32, 3, 0), u32::MAX);
-        assert_eq!(t(&mut w, "v_mul_u32_u24_e32 v0, v1, v2", 0xff00_0002, 3, 0), 6);
-        assert_eq!(t(&mut w, "v_mul_hi_u32_u24_e32 v0, v1, v2", 0xff_ffff, 0xff_ffff, 0), 0xffff);
-        assert_eq!(t(&mut w, "v_mul_i32_i24_e32 v0, v1, v2", 0x00ff_ffff, 5, 0), -5i32 as u32);
-        assert_eq!(t(&mut w, "v_mul_hi_i32_i24_e32 v0, v1, v2", 0x00ff_ffff, 5, 0), u32::MAX);
-        assert_eq!(t(&mut w, "v_mad_u32_u24 v0, v1, v2, v3", 7, 6, 100), 142);
-        assert_eq!(t(&mut w, "v_mad_i32_i24 v0, v1, v2, v3", 0x00ff_fffe, 6, 100), 88);
+        assert_eq!(t3(&mut w, "v_mul_lo_u32 v0, v1, v2", 0x1_0001, 0x1_0001, 0), 0x0002_0001);
+        assert_eq!(t3(&mut w, "v_mul_hi_u32 v0, v1, v2", u32::MAX, u32::MAX, 0), 0xffff_fffe);
+        assert_eq!(t3(&mut w, "v_mul_hi_i32 v0, v1, v2", -2i32 as u32, 3, 0), u32::MAX);
+        assert_eq!(t3(&mut w, "v_mul_u32_u24_e32 v0, v1, v2", 0xff00_0002, 3, 0), 6);
+        assert_eq!(t3(&mut w, "v_mul_hi_u32_u24_e32 v0, v1, v2", 0xff_ffff, 0xff_ffff, 0), 0xffff);
+        assert_eq!(t3(&mut w, "v_mul_i32_i24_e32 v0, v1, v2", 0x00ff_ffff, 5, 0), -5i32 as u32);
+        assert_eq!(t3(&mut w, "v_mul_hi_i32_i24_e32 v0, v1, v2", 0x00ff_ffff, 5, 0), u32::MAX);
+        assert_eq!(t3(&mut w, "v_mad_u32_u24 v0, v1, v2, v3", 7, 6, 100), 142);
+        assert_eq!(t3(&mut w, "v_mad_i32_i24 v0, v1, v2, v3", 0x00ff_fffe, 6, 100), 88);
     }
 
     #[test]
@@ -923,22 +919,15 @@ mod tests {
     #[test]
     fn min_max_med() {
         let mut w = wave(Arch::Gfx1100);
-        let t = |w: &mut crate::wave::Wave, asm: &str, a: u32, b: u32, c: u32| -> u32 {
-            w.v[1][0] = a;
-            w.v[2][0] = b;
-            w.v[3][0] = c;
-            run(w, asm).unwrap();
-            w.v[0][0]
-        };
         let m1 = u32::MAX;
-        assert_eq!(t(&mut w, "v_max_u32_e32 v0, v1, v2", m1, 1, 0), m1);
-        assert_eq!(t(&mut w, "v_max_i32_e32 v0, v1, v2", m1, 1, 0), 1);
-        assert_eq!(t(&mut w, "v_min_u32_e32 v0, v1, v2", m1, 1, 0), 1);
-        assert_eq!(t(&mut w, "v_min_i32_e64 v0, v1, v2", m1, 1, 0), m1);
-        assert_eq!(t(&mut w, "v_min3_u32 v0, v1, v2, v3", 5, 2, 9), 2);
-        assert_eq!(t(&mut w, "v_max3_i32 v0, v1, v2, v3", m1, -5i32 as u32, -2i32 as u32), m1);
-        assert_eq!(t(&mut w, "v_med3_u32 v0, v1, v2, v3", 9, 2, 5), 5);
-        assert_eq!(t(&mut w, "v_med3_i32 v0, v1, v2, v3", m1, 7, 0), 0);
+        assert_eq!(t3(&mut w, "v_max_u32_e32 v0, v1, v2", m1, 1, 0), m1);
+        assert_eq!(t3(&mut w, "v_max_i32_e32 v0, v1, v2", m1, 1, 0), 1);
+        assert_eq!(t3(&mut w, "v_min_u32_e32 v0, v1, v2", m1, 1, 0), 1);
+        assert_eq!(t3(&mut w, "v_min_i32_e64 v0, v1, v2", m1, 1, 0), m1);
+        assert_eq!(t3(&mut w, "v_min3_u32 v0, v1, v2, v3", 5, 2, 9), 2);
+        assert_eq!(t3(&mut w, "v_max3_i32 v0, v1, v2, v3", m1, -5i32 as u32, -2i32 as u32), m1);
+        assert_eq!(t3(&mut w, "v_med3_u32 v0, v1, v2, v3", 9, 2, 5), 5);
+        assert_eq!(t3(&mut w, "v_med3_i32 v0, v1, v2, v3", m1, 7, 0), 0);
     }
 
     #[test]

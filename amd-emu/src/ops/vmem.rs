@@ -22,6 +22,7 @@
 mod buffer;
 
 use super::Exec;
+use super::vfloat::{bf16_to_f32, f16_to_f32, f32_to_bf16, f32_to_f16};
 use crate::decode::Inst;
 use crate::memory::{self, PRIVATE_APERTURE};
 use crate::operand::{Half, Kind, Operand};
@@ -305,60 +306,6 @@ pub(crate) fn apply(op: u32, wide: bool, old: u64, d: u64, d2: u64) -> u64 {
         _ => old,
     };
     new & mask
-}
-
-/// An IEEE half's value.
-pub(crate) fn f16_to_f32(h: u16) -> f32 {
-    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
-    let exp = u32::from(h >> 10 & 0x1f);
-    let man = u32::from(h & 0x3ff);
-    match exp {
-        0 => sign * man as f32 * (2f32).powi(-24),
-        0x1f => f32::from_bits(u32::from(h & 0x8000) << 16 | 0x7f80_0000 | man << 13),
-        _ => f32::from_bits(u32::from(h & 0x8000) << 16 | (exp + 112) << 23 | man << 13),
-    }
-}
-
-/// `f` rounded to the nearest IEEE half (ties to even), denormals kept.
-pub(crate) fn f32_to_f16(f: f32) -> u16 {
-    let b = f.to_bits();
-    let sign = (b >> 16 & 0x8000) as u16;
-    let exp = (b >> 23 & 0xff) as i32;
-    let man = b & 0x7f_ffff;
-    if exp == 0xff {
-        return sign | 0x7c00 | if man != 0 { 0x200 | (man >> 13) as u16 } else { 0 };
-    }
-    let e = exp - 127 + 15;
-    if e >= 0x1f {
-        return sign | 0x7c00;
-    }
-    let round = |r: u32, rem: u32, half: u32| if rem > half || (rem == half && r & 1 == 1) { r + 1 } else { r };
-    if e <= 0 {
-        if e < -11 {
-            return sign;
-        }
-        // A half denormal counts 2^-24; the f32 significand (with its
-        // implicit bit) counts 2^(exp-150).
-        let m = man | 0x80_0000;
-        let shift = (14 - e) as u32;
-        let r = round(m >> shift, m & ((1 << shift) - 1), 1 << (shift - 1));
-        return sign | r as u16;
-    }
-    // A carry out of the significand moves into the exponent (up to inf).
-    let r = round((e as u32) << 10 | man >> 13, man & 0x1fff, 0x1000);
-    sign | r as u16
-}
-
-pub(crate) fn bf16_to_f32(h: u16) -> f32 {
-    f32::from_bits(u32::from(h) << 16)
-}
-
-pub(crate) fn f32_to_bf16(f: f32) -> u16 {
-    let b = f.to_bits();
-    if f.is_nan() {
-        return (b >> 16) as u16 | 0x40;
-    }
-    (b.wrapping_add(0x7fff + (b >> 16 & 1)) >> 16) as u16
 }
 
 /// Where an atomic acts: memory other waves (or the host) share, updated
