@@ -24,7 +24,7 @@ cargo build --release -p launcher -p xtask -p hip-emu --bin gpurun --bin gpurun-
 G=target/release/gpurun
 $G setup
 rm -rf $B && mkdir -p $B
-cp $G target/release/gpurun-dev $B/
+cp $G target/release/gpurun-dev target/release/libhip_emu.so $B/
 for arch in "${archs[@]}"; do
     for ex in "${examples[@]}"; do
         echo "make-gpu-bundle: $ex for $arch" >&2
