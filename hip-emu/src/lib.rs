@@ -45,8 +45,10 @@ pub const LAUNCH_FAILURE: HipError = 719;
 pub const NOT_SUPPORTED: HipError = 801;
 
 /// The emulated device's compute units, and waves resident on each: few,
-/// because each wave is a host thread.
-pub const COMPUTE_UNITS: c_int = 4;
+/// because each wave is a host thread, but enough that async-tasks' 4 pool
+/// threads and up to 32 timer threads find free waves while the emulator
+/// runs slowly (with 32 it failed a spawn with WouldBlock once in CI).
+pub const COMPUTE_UNITS: c_int = 8;
 pub const WAVES_PER_CU: c_int = 8;
 /// What `hipMemGetInfo` reports as the device's memory.
 pub const TOTAL_MEMORY: usize = 8 << 30;
