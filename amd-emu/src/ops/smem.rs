@@ -11,7 +11,7 @@
 //! bits [47:0], the size in bytes (NUM_RECORDS) in the third dword; dwords
 //! past the end read as 0 and are not written.
 
-use super::Exec;
+use super::{Exec, vmem};
 use crate::decode::Inst;
 use crate::memory;
 use crate::operand::{Kind, NULL, Operand, SCALAR_FILE};
@@ -208,74 +208,32 @@ fn s_buffer_store(w: &mut Wave, i: &Inst) -> Result {
 
 // ------------------------------------------------------------ atomics
 
-const SWAP: u32 = 0;
-const CMPSWAP: u32 = 1;
-const ADD: u32 = 2;
-const SUB: u32 = 3;
-const SMIN: u32 = 4;
-const UMIN: u32 = 5;
-const SMAX: u32 = 6;
-const UMAX: u32 = 7;
-const AND: u32 = 8;
-const OR: u32 = 9;
-const XOR: u32 = 10;
-const INC: u32 = 11;
-const DEC: u32 = 12;
-/// Added for the 64-bit (`_x2`) forms.
-const WIDE: u32 = 16;
+/// Added to vmem's atomic code for the 64-bit (`_x2`) forms.
+const WIDE: u32 = 0x100;
 
+/// The atomic `rest` names (`add`, `smin_x2`), in vmem's codes: the same
+/// operations as the vector atomics, spelled the gfx9 scalar way.
 fn atomic_code(rest: &str) -> Option<u32> {
     let (op, wide) = match rest.strip_suffix("_x2") {
-        Some(o) => (o, WIDE),
-        None => (rest, 0),
+        Some(o) => (o, true),
+        None => (rest, false),
     };
-    let code = match op {
-        "swap" => SWAP,
-        "cmpswap" => CMPSWAP,
-        "add" => ADD,
-        "sub" => SUB,
-        "smin" => SMIN,
-        "umin" => UMIN,
-        "smax" => SMAX,
-        "umax" => UMAX,
-        "and" => AND,
-        "or" => OR,
-        "xor" => XOR,
-        "inc" => INC,
-        "dec" => DEC,
+    let (base, signed) = match op {
+        "smin" => ("min", true),
+        "smax" => ("max", true),
+        "umin" => ("min", false),
+        "umax" => ("max", false),
+        "swap" | "cmpswap" | "add" | "sub" | "and" | "or" | "xor" | "inc" | "dec" => (op, false),
         _ => return None,
     };
-    Some(code + wide)
-}
-
-/// The new value of an atomic: `old` in memory, `src` the data, `cmp` the
-/// compare value of `cmpswap`; `bits` is 32 or 64.
-fn apply(op: u32, old: u64, src: u64, cmp: u64, bits: u32) -> u64 {
-    let sext = |v: u64| if bits == 32 { i64::from(v as u32 as i32) } else { v as i64 };
-    let mask = if bits == 32 { 0xffff_ffff } else { u64::MAX };
-    let r = match op {
-        SWAP => src,
-        CMPSWAP => {
-            if old == cmp {
-                src
-            } else {
-                old
-            }
-        }
-        ADD => old.wrapping_add(src),
-        SUB => old.wrapping_sub(src),
-        SMIN => if sext(src) < sext(old) { src } else { old },
-        UMIN => old.min(src),
-        SMAX => if sext(src) > sext(old) { src } else { old },
-        UMAX => old.max(src),
-        AND => old & src,
-        OR => old | src,
-        XOR => old ^ src,
-        INC => if old >= src { 0 } else { old + 1 },
-        DEC => if old == 0 || old > src { src } else { old - 1 },
-        _ => old,
+    let ty = match (wide, signed) {
+        (false, false) => "u32",
+        (false, true) => "i32",
+        (true, false) => "u64",
+        (true, true) => "i64",
     };
-    r & mask
+    let (code, _) = vmem::parse_atomic(base, ty)?;
+    Some(code | if wide { WIDE } else { 0 })
 }
 
 /// Runs the atomic at `addr`; with `glc` the old value goes to the data registers.
@@ -291,11 +249,11 @@ fn atomic_at(w: &mut Wave, i: &Inst, addr: u64) -> Result {
         let addr = addr & !7;
         let p = w.global_ptr(addr, 8, 0)?;
         // SAFETY: checked to be device memory, and 8-byte aligned above.
-        unsafe { memory::rmw64(p, |o| apply(op, o, src, cmp, 64)) }
+        unsafe { memory::rmw64(p, |o| vmem::apply(op, true, o, src, cmp)) }
     } else {
         let p = w.global_ptr(addr, 4, 0)?;
         // SAFETY: checked to be device memory; the address is dword-aligned.
-        u64::from(unsafe { memory::rmw32(p, |o| apply(op, u64::from(o), src, cmp, 32) as u32) })
+        u64::from(unsafe { memory::rmw32(p, |o| vmem::apply(op, false, u64::from(o), src, cmp) as u32) })
     };
     // `glc` (gfx940: `sc0`) returns the old value in the data registers.
     if i.mods.glc || i.mods.sc0 {
