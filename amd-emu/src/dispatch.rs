@@ -215,10 +215,8 @@ pub fn launch(module: &Arc<Module>, kernel: Kernel, l: &Launch) -> Result<Runnin
         for w in 0..waves_per_group {
             let first_item = w * lanes as u32;
             let items = (block_items - first_item).min(lanes as u32);
-            let mut wave = new_wave(arch, lanes, &kd, private_size, l, wg, first_item, items, id, g);
-            wave.group = group.clone();
-            wave.shared = shared.clone();
-            wave.image_base = module.image.base();
+            let at = Place { wg, first_item, items, id, group: (g, group.clone()), shared: shared.clone() };
+            let mut wave = new_wave(module, lanes, &kd, private_size, l, at);
             let (module, shared, done, group) = (module.clone(), shared.clone(), done.clone(), group.clone());
             let t = std::thread::Builder::new()
                 .name(format!("amd-emu wave {id}"))
@@ -240,21 +238,25 @@ pub fn launch(module: &Arc<Module>, kernel: Kernel, l: &Launch) -> Result<Runnin
     Ok(Running { threads, shared, waves: id, done })
 }
 
-/// A wave's state at launch, as the hardware and the kernel descriptor set
-/// it (AMDGPUUsage, "Initial Kernel Execution State").
-#[allow(clippy::too_many_arguments)]
-fn new_wave(
-    arch: Arch,
-    lanes: usize,
-    kd: &crate::kernel::Descriptor,
-    private_size: u32,
-    l: &Launch,
+/// Where a wave stands in its launch.
+struct Place {
+    /// Its workgroup's id in each dimension.
     wg: [u32; 3],
+    /// Its first work-item in the workgroup, and how many it has.
     first_item: u32,
     items: u32,
+    /// Its index in the launch.
     id: u32,
-    group: u32,
-) -> Wave {
+    /// Its workgroup's index, and what the workgroup's waves share.
+    group: (u32, Arc<Group>),
+    shared: Arc<Shared>,
+}
+
+/// A wave's state at launch, as the hardware and the kernel descriptor set
+/// it (AMDGPUUsage, "Initial Kernel Execution State").
+fn new_wave(module: &Module, lanes: usize, kd: &crate::kernel::Descriptor, private_size: u32, l: &Launch, at: Place) -> Wave {
+    let Place { wg, first_item, items, id, group: (group, group_shared), shared } = at;
+    let arch = module.arch;
     let mut s = [0u32; SCALAR_FILE];
     let mut n = 0;
     let put64 = |s: &mut [u32; SCALAR_FILE], n: &mut usize, v: u64| {
@@ -323,15 +325,15 @@ fn new_wave(
         acc,
         pc: kd.entry,
         next_pc: kd.entry,
-        image_base: 0,
+        image_base: module.image.base(),
         scratch: vec![0u8; private_size as usize * lanes],
         private_size,
         id,
         workgroup: group,
         executed: 0,
         mem: memory::View::default(),
-        group: Arc::new(Group::new(0, 1)),
-        shared: Arc::new(Shared::new()),
+        group: group_shared,
+        shared,
     }
 }
 
