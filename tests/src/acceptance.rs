@@ -131,6 +131,13 @@ pub const CHECKS: &[Check] = &[
     check("spawn-cycles-1m", Compiled("spawn-cycles"), 0).args(&["1000000"]),
     // The emulator's size of the same (EMULATED).
     check("spawn-cycles-1k", Compiled("spawn-cycles"), 0).args(&["1000"]),
+    // Every thread mixing spawn/join, channels, a lock, println, files and
+    // the heap until a deadline: every line and message accounted for, every
+    // warp free again (the 5-minute run with host memory sampled:
+    // scripts/gpu-soak.sh).
+    check("soak-30s", Compiled("soak"), 0).args(&["30", "{logs}", "50"]).expect(&[(Custom(soak_accounted), "nothing lost, no warp leaked")]),
+    // The emulator's size of the same (EMULATED).
+    check("soak-10s", Compiled("soak"), 0).args(&["10", "{logs}", "50"]).expect(&[(Custom(soak_accounted), "nothing lost, no warp leaked")]),
     check("lanes", Compiled("lanes"), 0).expect(&[(StdoutLineStarting("lanes: ok"), "every lane ran once per call")]),
     check("lanes-misuse", Compiled("lanes-misuse"), 134).expect(&[(StderrHas("called from lane"), "std call from a lane refused")]),
     check("scoped-stacks", Compiled("scoped-stacks"), 0)
@@ -216,6 +223,7 @@ pub const EMULATED: &[(&str, &[&str])] = &[
     ("maths", &[]),
     ("lanes", &[]),
     ("spawn-cycles-1k", &[]),
+    ("soak-10s", &["--threads", "16"]),
     ("stack-overflow", &[]),
     ("deep-recursion-10", &[]),
     ("deep-recursion-10000", &[]),
@@ -235,6 +243,22 @@ pub struct Output {
     pub code: Option<i32>,
     pub stdout: String,
     pub stderr: String,
+}
+
+/// `soak-*`: the program's own accounting passed, and every line it says it
+/// printed arrived.
+fn soak_accounted(o: &Output) -> Result<String, String> {
+    let summary = o.stdout.lines().find(|l| l.starts_with("soak: ok")).ok_or("no `soak: ok` line")?;
+    let claimed: usize = summary
+        .split(", ")
+        .find_map(|f| f.strip_prefix("lines=")?.parse().ok())
+        .ok_or("no `lines=` in the summary")?;
+    let counted = o.stdout.lines().filter(|l| l.starts_with("soak w")).count();
+    if claimed == counted && claimed > 0 {
+        Ok(format!("{counted} lines; {}", summary.trim_start_matches("soak: ok ")))
+    } else {
+        Err(format!("the program printed {claimed} lines, {counted} arrived"))
+    }
 }
 
 /// `all-threads-print`: every thread's 100 numbered lines arrive, each once and whole.
@@ -605,6 +629,14 @@ mod tests {
         let mangled = text.replace("thread 1 line 7\n", "thread 1 lithread 1 line 7\nne 8\n");
         assert!(every_line_once(&out(0, &mangled, "")).is_err());
         assert!(every_line_once(&out(0, "", "")).is_err());
+    }
+
+    #[test]
+    fn soak_accounted_counts_the_lines_that_arrived() {
+        let summary = "soak: ok 1.0 s, 1 workers, 2 iterations, lines=2, messages=2, locks=2";
+        assert!(soak_accounted(&out(0, &format!("soak w0 i1 n5 s10\nsoak w0 i2 n3 s3\n{summary}\n"), "")).is_ok());
+        assert!(soak_accounted(&out(0, &format!("soak w0 i1 n5 s10\n{summary}\n"), "")).is_err(), "a lost line");
+        assert!(soak_accounted(&out(0, "soak w0 i1 n5 s10\n", "")).is_err(), "no summary");
     }
 
     #[test]
