@@ -9,7 +9,8 @@
 # printed line arrived (counted here against the summary's `lines=`), and
 # host memory flat (the last sample at most 10 % above the one at a fifth of
 # the run). Writes RESULTS_DIR/soak.json (device, driver, commit, date).
-# ARCH (default sm_90), EMULATE=ARCH to run on the AMD emulator, PACE_MS
+# ARCH (default sm_90), EMULATE=ARCH to run on the AMD emulator, GPURUN_OPTS
+# more `gpurun run` options, PACE_MS
 # (default 50) the pause per iteration.
 set -u
 B=${1:-gpu-bundle}
@@ -23,7 +24,7 @@ obj=$(ls "$B"/soak-"$ARCH".{cubin,ptx,elf} 2>/dev/null | head -n 1)
 [ -n "$obj" ] || { echo "gpu-soak: no soak-$ARCH code object in $B" >&2; exit 1; }
 emulate=()
 [ -n "${EMULATE:-}" ] && emulate=(--emulate "$EMULATE")
-"$B/gpurun" run "${emulate[@]}" --timeout $((SECONDS_ + 300)) "$obj" -- "$SECONDS_" "$W" "$PACE" \
+"$B/gpurun" run "${emulate[@]}" ${GPURUN_OPTS:-} --timeout $((SECONDS_ + 300)) "$obj" -- "$SECONDS_" "$W" "$PACE" \
     > "$W/stdout" 2> "$W/stderr" &
 pid=$!
 : > "$RES/soak-rss.csv"
