@@ -549,3 +549,5 @@ pub fn errno_of(e: io::Error) -> i32 {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod sandbox_tests;

@@ -8,12 +8,13 @@
 //! the kernel resolves it exactly as for a host process.
 //!
 //! Under a root, the kernel resolves each path with `openat2` from the
-//! root (`sandbox.rs`). A relative path is the current directory's path
-//! inside the root joined with it, so `..` climbs from the current
-//! directory and stops at the root, as in a chroot. (A root-relative path
-//! is kept rather than an fd because `RESOLVE_IN_ROOT` treats the fd it
-//! starts from as the root; the cost: a current directory renamed under the
-//! program is lost, where a Linux process would follow it.) A call on a
+//! root (`sandbox.rs`). A relative path is joined to the current
+//! directory's path inside the root, read afresh from its `O_PATH` fd for
+//! each call (`RESOLVE_IN_ROOT` takes the fd it starts from as the root, so
+//! the walk cannot start at the current directory itself), so `..` climbs
+//! from the current directory and stops at the root, as in a chroot, and a
+//! current directory renamed or removed under the program behaves as on
+//! Linux. A call on a
 //! path's final component (mkdir, unlink, rename, link...) opens the
 //! component's parent directory that way, then runs the `*at()` call on
 //! the one remaining name, which contains no `/` and is never `.` or `..`;
@@ -34,9 +35,8 @@ enum Cwd {
     Launcher,
     /// Set by the program, without a root.
     Dir(OwnedFd),
-    /// Under a root: the directory's path inside it (absolute, no `.`,
-    /// `..` or symlinks).
-    InRoot(Vec<u8>),
+    /// Under a root: the directory (`None`: the root itself).
+    InRoot(Option<OwnedFd>),
 }
 
 /// The program's view of the file system.
@@ -75,7 +75,7 @@ impl Paths {
 
     /// Everything beneath `root`, starting at its top.
     pub fn in_root(root: FsRoot) -> Paths {
-        Paths { root: Some(root), cwd: Cwd::InRoot(b"/".to_vec()) }
+        Paths { root: Some(root), cwd: Cwd::InRoot(None) }
     }
 
     pub fn root(&self) -> Option<&FsRoot> {
@@ -119,7 +119,7 @@ impl Paths {
         // Looking up "." in it needs search (x) permission on it, as chdir does.
         drop(openat(dir.as_raw_fd(), c".", libc::O_PATH, 0)?);
         self.cwd = match self.root {
-            Some(_) => Cwd::InRoot(self.canonical(&dir)?),
+            Some(_) => Cwd::InRoot(Some(dir)),
             None => Cwd::Dir(dir),
         };
         Ok(())
@@ -130,7 +130,8 @@ impl Paths {
         match &self.cwd {
             Cwd::Launcher => std::env::current_dir().map(|p| p.into_os_string().into_vec()).map_err(super::errno_of),
             Cwd::Dir(fd) => fd_path(fd.as_raw_fd()),
-            Cwd::InRoot(p) => Ok(p.clone()),
+            Cwd::InRoot(None) => Ok(b"/".to_vec()),
+            Cwd::InRoot(Some(fd)) => self.canonical(fd),
         }
     }
 
@@ -163,9 +164,10 @@ impl Paths {
     /// after the current directory's path.
     fn rooted(&self, path: &[u8]) -> Result<CString, i32> {
         match &self.cwd {
-            Cwd::InRoot(cwd) if path.first() != Some(&b'/') => {
+            Cwd::InRoot(Some(fd)) if path.first() != Some(&b'/') => {
+                let cwd = self.canonical(fd)?;
                 let mut joined = Vec::with_capacity(cwd.len() + 1 + path.len());
-                joined.extend_from_slice(cwd);
+                joined.extend_from_slice(&cwd);
                 joined.push(b'/');
                 joined.extend_from_slice(path);
                 cstring(&joined)

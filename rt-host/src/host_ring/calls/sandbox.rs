@@ -44,6 +44,8 @@ pub enum RootError {
          on a newer kernel, or outside the seccomp filter that blocks openat2"
     )]
     NoOpenat2(io::Error),
+    #[error("--fs-root needs /proc mounted (gpurun reads its own /proc/self/fd to name directories inside the root): {0}")]
+    NoProc(io::Error),
 }
 
 impl FsRoot {
@@ -65,6 +67,9 @@ impl FsRoot {
         // openat2 but not these).
         openat2(dir.as_raw_fd(), c".", flags, 0, RESOLVE).map_err(|e| RootError::NoOpenat2(io::Error::from_raw_os_error(e)))?;
         let path = std::fs::canonicalize(path).map_err(open_err)?;
+        // Names inside the root (current_dir, canonicalize) come from the
+        // fds' /proc links: gpurun's own /proc must be there.
+        std::fs::read_link(format!("/proc/self/fd/{}", dir.as_raw_fd())).map_err(RootError::NoProc)?;
         Ok(FsRoot { dir, path })
     }
 
