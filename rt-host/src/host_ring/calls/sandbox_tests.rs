@@ -153,6 +153,12 @@ fn set_current_dir_without_a_root() {
     assert_eq!(read_all(&mut c, h), b"here");
     assert_eq!(two(&mut c, CALL_RENAME, b"f", b"../g"), 0);
     assert!(t.0.join("g").exists());
+    assert_eq!(two(&mut c, CALL_SYMLINK, b"../g", b"lnk"), 0);
+    assert_eq!(c.call(CALL_READLINK, b"lnk"), (0, b"../g".to_vec()));
+    assert_eq!(two(&mut c, CALL_LINK, b"lnk", b"hard"), 0, "links the symlink itself");
+    assert!(std::fs::symlink_metadata(t.0.join("d/hard")).unwrap().is_symlink());
+    assert_eq!(two(&mut c, CALL_LINK, b"../g", b"hard-g"), 0);
+    assert_eq!(std::fs::metadata(t.0.join("g")).unwrap().nlink(), 2);
     assert_eq!(c.call(CALL_CHDIR, &t.path("file")).0, err(errno::ENOTDIR));
     assert_eq!(c.call(CALL_CHDIR, &t.path("missing")).0, err(errno::ENOENT));
     assert_eq!(c.call(CALL_GETCWD, &[]).1, bytes(&std::fs::canonicalize(t.0.join("d")).unwrap()));
