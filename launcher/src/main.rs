@@ -375,6 +375,36 @@ mod tests {
     }
 
     #[test]
+    fn fs_root_and_env() {
+        let Command::Run(r) = parse(&["run", "--fs-root", "/srv/box", "--env", "A=1", "--env", "B", "--env", "C=", "p"]).unwrap().command
+        else {
+            panic!()
+        };
+        assert_eq!(r.fs_root.as_deref(), Some(std::path::Path::new("/srv/box")));
+        let env = |n: &str, v: Option<&str>| EnvArg { name: n.into(), value: v.map(Into::into) };
+        assert_eq!(r.env, [env("A", Some("1")), env("B", None), env("C", Some(""))]);
+        assert_eq!(parse(&["run", "--env", "=x", "p"]).unwrap_err().exit_code(), 2, "no name");
+        assert_eq!(parse(&["run", "--env", "", "p"]).unwrap_err().exit_code(), 2);
+        let Command::Run(r) = parse(&["run", "p"]).unwrap().command else { panic!() };
+        assert_eq!((r.fs_root, r.env), (None, vec![]));
+    }
+
+    #[test]
+    fn the_environment_under_a_root_is_the_allow_list() {
+        let path = std::env::var("PATH").expect("tests run with a PATH");
+        let Command::Run(r) = parse(&["run", "--fs-root", "/x", "--env", "A=1", "--env", "PATH", "--env", "GPURUN_UNSET_9", "p"]).unwrap().command
+        else {
+            panic!()
+        };
+        assert_eq!(run_cmd::program_env(&r), [b"A=1".to_vec(), format!("PATH={path}").into_bytes()]);
+        // Without a root: gpurun's environment, --env replacing an entry.
+        let Command::Run(r) = parse(&["run", "--env", "PATH=/only", "p"]).unwrap().command else { panic!() };
+        let env = run_cmd::program_env(&r);
+        assert!(env.len() > 1 && env.iter().filter(|kv| kv.starts_with(b"PATH=")).count() == 1);
+        assert!(env.contains(&b"PATH=/only".to_vec()));
+    }
+
+    #[test]
     fn bad_options_are_usage_errors() {
         assert!(parse(&["run"]).is_err());
         assert!(parse(&["run", "--stack-size", "12Q", "p"]).is_err());

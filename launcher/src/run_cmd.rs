@@ -172,7 +172,7 @@ fn run_inner(args: &RunArgs, status: &mut RunStatus) -> anyhow::Result<i32> {
 /// The program's environment as `NAME=VALUE` entries: gpurun's own, or
 /// under `--fs-root` none of it; then each `--env` (replacing an entry of
 /// the same name).
-fn program_env(args: &RunArgs) -> Vec<Vec<u8>> {
+pub(crate) fn program_env(args: &RunArgs) -> Vec<Vec<u8>> {
     let entry = |k: &std::ffi::OsStr, v: &std::ffi::OsStr| [k.as_bytes(), b"=", v.as_bytes()].concat();
     let mut env: Vec<Vec<u8>> =
         if args.fs_root.is_some() { Vec::new() } else { std::env::vars_os().map(|(k, v)| entry(&k, &v)).collect() };
