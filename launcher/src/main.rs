@@ -392,7 +392,8 @@ mod tests {
     #[test]
     fn the_environment_under_a_root_is_the_allow_list() {
         let path = std::env::var("PATH").expect("tests run with a PATH");
-        let Command::Run(r) = parse(&["run", "--fs-root", "/x", "--env", "A=1", "--env", "PATH", "--env", "GPURUN_UNSET_9", "p"]).unwrap().command
+        let args = ["run", "--fs-root", "/x", "--env", "A=1", "--env", "PATH", "--env", "GPURUN_UNSET_9", "p"];
+        let Command::Run(r) = parse(&args).unwrap().command
         else {
             panic!()
         };

@@ -396,10 +396,11 @@ fn no_access_refuses_every_file_call() {
         if call == CALL_OPEN {
             head[0] = u64::from(OPEN_READ);
         }
-        if matches!(call, CALL_RENAME | CALL_COPY | CALL_SYMLINK | CALL_LINK) {
+        let two_paths = matches!(call, CALL_RENAME | CALL_COPY | CALL_SYMLINK | CALL_LINK);
+        if two_paths {
             head[0] = p.len() as u64;
         }
-        let r = c.call(call, &request(&head, &[&p[..], if matches!(call, CALL_RENAME | CALL_COPY | CALL_SYMLINK | CALL_LINK) { &p[..] } else { &[][..] }]));
+        let r = c.call(call, &request(&head, &[&p[..], if two_paths { &p[..] } else { &[][..] }]));
         assert_eq!(r, (err(errno::EACCES), vec![]), "call {call}");
     }
     assert_eq!(c.call(CALL_GETCWD, &[]).0, 0);
