@@ -191,12 +191,44 @@ pub struct RunArgs {
     /// directory call does. Stdin (gpurun's) and current_dir work under all
     #[arg(long, value_enum, default_value_t = FsArg::All, value_name = "ACCESS")]
     pub fs: FsArg,
+    /// Confine the program's paths beneath DIR, as a chroot: `/` is DIR, `..`
+    /// stops there, symlinks are followed only inside it (Linux 5.6+
+    /// openat2 RESOLVE_IN_ROOT), /proc is out of reach, and the program
+    /// starts in DIR's top. The environment passed is then only what --env
+    /// names (and RAYON_NUM_THREADS). Combines with --fs. Not a security
+    /// boundary against the GPU driver (see launcher/README.md)
+    #[arg(long, value_name = "DIR")]
+    pub fs_root: Option<PathBuf>,
+    /// Pass NAME=VALUE, or NAME with gpurun's own value (skipped if unset),
+    /// to the program's environment; repeatable. Without --fs-root the
+    /// program gets gpurun's whole environment plus these
+    #[arg(long = "env", value_name = "NAME[=VALUE]", value_parser = parse_env)]
+    pub env: Vec<EnvArg>,
     /// Host-call ring slots (a power of two)
     #[arg(long, default_value_t = launcher::run::DEFAULT_RING_SLOTS, value_parser = parse_ring_slots, hide = true)]
     pub ring_slots: u32,
     /// The program (code object or crate directory), then its arguments
     #[arg(value_name = "PROGRAM", required = true, num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true)]
     pub command: Vec<OsString>,
+}
+
+/// One `--env`: a name, and the value to give it (`None`: gpurun's own).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EnvArg {
+    pub name: String,
+    pub value: Option<String>,
+}
+
+/// `NAME=VALUE` or `NAME`: a name is not empty and has no `=`.
+fn parse_env(s: &str) -> Result<EnvArg, String> {
+    let (name, value) = match s.split_once('=') {
+        Some((n, v)) => (n, Some(v.to_string())),
+        None => (s, None),
+    };
+    if name.is_empty() {
+        return Err(format!("`{s}` names no variable (NAME or NAME=VALUE)"));
+    }
+    Ok(EnvArg { name: name.to_string(), value })
 }
 
 /// `--fs`: the program's access to the host's files.
@@ -340,6 +372,37 @@ mod tests {
         assert_eq!(r.fs, FsArg::All);
         assert_eq!(r.command, ["p.ptx", "--fs", "none"]);
         assert_eq!(parse(&["run", "--fs", "readonly", "p"]).unwrap_err().exit_code(), 2);
+    }
+
+    #[test]
+    fn fs_root_and_env() {
+        let Command::Run(r) = parse(&["run", "--fs-root", "/srv/box", "--env", "A=1", "--env", "B", "--env", "C=", "p"]).unwrap().command
+        else {
+            panic!()
+        };
+        assert_eq!(r.fs_root.as_deref(), Some(std::path::Path::new("/srv/box")));
+        let env = |n: &str, v: Option<&str>| EnvArg { name: n.into(), value: v.map(Into::into) };
+        assert_eq!(r.env, [env("A", Some("1")), env("B", None), env("C", Some(""))]);
+        assert_eq!(parse(&["run", "--env", "=x", "p"]).unwrap_err().exit_code(), 2, "no name");
+        assert_eq!(parse(&["run", "--env", "", "p"]).unwrap_err().exit_code(), 2);
+        let Command::Run(r) = parse(&["run", "p"]).unwrap().command else { panic!() };
+        assert_eq!((r.fs_root, r.env), (None, vec![]));
+    }
+
+    #[test]
+    fn the_environment_under_a_root_is_the_allow_list() {
+        let path = std::env::var("PATH").expect("tests run with a PATH");
+        let args = ["run", "--fs-root", "/x", "--env", "A=1", "--env", "PATH", "--env", "GPURUN_UNSET_9", "p"];
+        let Command::Run(r) = parse(&args).unwrap().command
+        else {
+            panic!()
+        };
+        assert_eq!(run_cmd::program_env(&r), [b"A=1".to_vec(), format!("PATH={path}").into_bytes()]);
+        // Without a root: gpurun's environment, --env replacing an entry.
+        let Command::Run(r) = parse(&["run", "--env", "PATH=/only", "p"]).unwrap().command else { panic!() };
+        let env = run_cmd::program_env(&r);
+        assert!(env.len() > 1 && env.iter().filter(|kv| kv.starts_with(b"PATH=")).count() == 1);
+        assert!(env.contains(&b"PATH=/only".to_vec()));
     }
 
     #[test]

@@ -16,7 +16,7 @@ use crate::exit;
 use crate::timeline;
 use crate::launch_block::{LAUNCH_BLOCK_BYTES, launch_block_bytes, string_tables, string_tables_size};
 use crate::report::{self, RunStatus};
-use crate::ring::calls::{FsAccess, HostCalls};
+use crate::ring::calls::{FsAccess, FsRoot, HostCalls, RootError};
 use crate::ring::server::{STATE_BROKEN, STATE_EXITED, Server, ServerReport, Shared, Sink};
 use crate::ring::{RingError, RingView};
 
@@ -63,6 +63,9 @@ pub struct RunOptions {
     /// What the program's host calls may do to files and directories
     /// (`--fs`); its stdin is gpurun's either way.
     pub fs: FsAccess,
+    /// The directory every path of the program resolves beneath
+    /// (`--fs-root`); `None`: the host's file system as it is.
+    pub fs_root: Option<std::path::PathBuf>,
 }
 
 impl Default for RunOptions {
@@ -82,6 +85,7 @@ impl Default for RunOptions {
             exit_grace: EXIT_GRACE,
             verbose: false,
             fs: FsAccess::All,
+            fs_root: None,
         }
     }
 }
@@ -95,6 +99,8 @@ pub enum RunError {
     Plan(#[from] PlanError),
     #[error("internal error setting up the host-call ring: {0}")]
     Ring(#[from] RingError),
+    #[error(transparent)]
+    FsRoot(#[from] RootError),
 }
 
 impl RunError {
@@ -103,6 +109,7 @@ impl RunError {
             RunError::Backend(e) => e.exit_code(),
             RunError::Plan(e) => e.exit_code(),
             RunError::Ring(_) => exit::PROTOCOL,
+            RunError::FsRoot(_) => exit::USAGE,
         }
     }
 }
@@ -161,6 +168,13 @@ pub fn execute(
     opts: &RunOptions,
     sink: impl Sink,
 ) -> Result<RunOutcome, RunError> {
+    // Files through the host as gpurun's process: relative paths from its
+    // working directory, or everything beneath --fs-root; stdin read from
+    // gpurun's own on first use.
+    let calls = match &opts.fs_root {
+        Some(dir) => HostCalls::new(opts.fs).with_root(FsRoot::open(dir)?),
+        None => HostCalls::new(opts.fs),
+    };
     let info = backend.info().clone();
     let kernel = backend.load(code)?;
     timeline::mark("module loaded");
@@ -278,9 +292,7 @@ pub fn execute(
 
     let shared = Shared::default();
     let (ending, server) = std::thread::scope(|scope| {
-        // Files through `std::fs` as gpurun's process (relative paths from
-        // its working directory), stdin read from gpurun's own on first use.
-        let server = Server::new(ring, plan.num_threads, sink).with_calls(HostCalls::new(opts.fs));
+        let server = Server::new(ring, plan.num_threads, sink).with_calls(calls);
         let shared = &shared;
         let handle = std::thread::Builder::new()
             .name("gpurun-ring".into())

@@ -127,6 +127,11 @@ fn run_inner(args: &RunArgs, status: &mut RunStatus) -> anyhow::Result<i32> {
         // SAFETY: gpurun has started no threads yet.
         unsafe { std::env::set_var("CUDA_CACHE_DISABLE", "1") };
     }
+    if let Some(dir) = &args.fs_root {
+        // Refused before a device is opened: a root that cannot be honoured
+        // (missing, not a directory, no openat2) never runs unconfined.
+        launcher::ring::calls::FsRoot::open(dir).map_err(|e| Failure { code: exit::USAGE, message: e.to_string() })?;
+    }
     let mut backend = devices::open_for(&code, args.device)?;
     timeline::mark("device opened");
     let code = precompile_ptx(code, backend.info(), args.no_cache);
@@ -141,19 +146,13 @@ fn run_inner(args: &RunArgs, status: &mut RunStatus) -> anyhow::Result<i32> {
         timeout: args.timeout,
         idle_sleep_ns: args.idle_sleep_ns,
         args: std::iter::once(&argv0).chain(prog_args).map(|a| a.as_bytes().to_vec()).collect(),
-        env: std::env::vars_os()
-            .map(|(k, v)| {
-                let mut kv = k.as_bytes().to_vec();
-                kv.push(b'=');
-                kv.extend_from_slice(v.as_bytes());
-                kv
-            })
-            .collect(),
+        env: program_env(args),
         seed: args.seed,
         trace: args.trace,
         ring_slots: args.ring_slots,
         verbose: args.verbose,
         fs: args.fs.access(),
+        fs_root: args.fs_root.clone(),
         ..RunOptions::default()
     };
     let sink = TimelineSink { inner: StdSink::default(), first: timeline::is_on() };
@@ -168,6 +167,28 @@ fn run_inner(args: &RunArgs, status: &mut RunStatus) -> anyhow::Result<i32> {
         std::mem::forget(backend);
     }
     Ok(status.exit_code)
+}
+
+/// The program's environment as `NAME=VALUE` entries: gpurun's own, or
+/// under `--fs-root` none of it; then each `--env` (replacing an entry of
+/// the same name).
+pub(crate) fn program_env(args: &RunArgs) -> Vec<Vec<u8>> {
+    let entry = |k: &std::ffi::OsStr, v: &std::ffi::OsStr| [k.as_bytes(), b"=", v.as_bytes()].concat();
+    let mut env: Vec<Vec<u8>> =
+        if args.fs_root.is_some() { Vec::new() } else { std::env::vars_os().map(|(k, v)| entry(&k, &v)).collect() };
+    for e in &args.env {
+        let value = match &e.value {
+            Some(v) => std::ffi::OsString::from(v),
+            None => match std::env::var_os(&e.name) {
+                Some(v) => v,
+                None => continue,
+            },
+        };
+        let prefix = [e.name.as_bytes(), b"="].concat();
+        env.retain(|kv| !kv.starts_with(&prefix));
+        env.push(entry(e.name.as_ref(), &value));
+    }
+    env
 }
 
 /// [`StdSink`] that marks the program's first output on the timeline.

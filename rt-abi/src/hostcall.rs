@@ -85,7 +85,8 @@ pub const CALL_RENAME: u32 = 14;
 /// Copy a file's contents and permissions. Head: `u64` length of the first
 /// path. Body: from, then to. Status: bytes copied.
 pub const CALL_COPY: u32 = 15;
-/// The launcher's working directory. Reply: its path.
+/// The program's current directory (the launcher's working directory until
+/// [`CALL_CHDIR`]; under a root, its path inside the root). Reply: its path.
 pub const CALL_GETCWD: u32 = 16;
 /// Set a path's permission bits. Head: `u64` mode (its low 12 bits: file
 /// type bits are ignored). Body: the path.
@@ -100,8 +101,19 @@ pub const CALL_STDIN_READ: u32 = 18;
 pub const CALL_READLINK: u32 = 19;
 /// The absolute path with symlinks resolved. Body: the path. Reply: it.
 pub const CALL_CANONICALIZE: u32 = 20;
+/// Set the program's current directory (one for all its threads, as a
+/// process has): relative paths of later calls start there. Body: the
+/// path, which must be a directory.
+pub const CALL_CHDIR: u32 = 21;
+/// Make a symlink. Head: `u64` length of the target. Body: the target (text
+/// stored in the link, not resolved now), then the link's path.
+pub const CALL_SYMLINK: u32 = 22;
+/// Make a hard link (a final symlink of the original is linked itself).
+/// Head: `u64` length of the first path. Body: the original, then the new
+/// path.
+pub const CALL_LINK: u32 = 23;
 /// Highest call number a host knows.
-pub const CALL_MAX: u32 = CALL_CANONICALIZE;
+pub const CALL_MAX: u32 = CALL_LINK;
 
 /// `CALL_OPEN` flags.
 pub const OPEN_READ: u32 = 1;
@@ -241,10 +253,10 @@ pub const fn head_words_of(call: u32) -> Option<usize> {
     Some(match call {
         CALL_OPEN => 1, // two u32s: flags (low), mode (high)
         CALL_CLOSE | CALL_WRITE | CALL_FSTAT | CALL_STAT | CALL_MKDIR | CALL_RENAME | CALL_COPY | CALL_SET_PERM
-        | CALL_STDIN_READ => 1,
+        | CALL_STDIN_READ | CALL_SYMLINK | CALL_LINK => 1,
         CALL_READ | CALL_SYNC | CALL_SET_LEN => 2,
         CALL_SEEK => 3,
-        CALL_READ_DIR | CALL_RMDIR | CALL_UNLINK | CALL_GETCWD | CALL_READLINK | CALL_CANONICALIZE => 0,
+        CALL_READ_DIR | CALL_RMDIR | CALL_UNLINK | CALL_GETCWD | CALL_READLINK | CALL_CANONICALIZE | CALL_CHDIR => 0,
         _ => return None,
     })
 }

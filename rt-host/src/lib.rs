@@ -3,7 +3,7 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`host_ring`] | the host-call ring's server: packets, per-thread assembly, writes, replies, and the host calls (`host_ring::calls`: files, directories, stdin under the `--fs` policy) |
+//! | [`host_ring`] | the host-call ring's server: packets, per-thread assembly, writes, replies, and the host calls (`host_ring::calls`: files, directories, stdin under the `--fs` policy, paths beneath `--fs-root`, the program's current directory) |
 //! | [`launch_block`] | the host's image of the `LaunchBlock` and the argument/environment tables |
 //! | [`cpu`] | the CPU harness: `CpuHal`, and a machine that runs the real `rt-common` with OS threads as warps, served by [`host_ring`] |
 //!

@@ -57,7 +57,8 @@ pub struct Check {
     /// Unique; names the log files too.
     pub name: &'static str,
     pub program: Program,
-    /// `gpurun run` options before the program.
+    /// `gpurun run` options before the program (`{bundle}` and `{logs}`
+    /// as in `args`).
     pub options: &'static [&'static str],
     /// The program's own arguments (after `--`); `{bundle}` and `{logs}`
     /// in them become the suite's bundle and log folders.
@@ -176,6 +177,19 @@ pub const CHECKS: &[Check] = &[
         .options(&["--fs", "read-only"])
         .args(&["--denied", "{logs}"])
         .expect(&[(StdoutLine("denied: PermissionDenied"), "gpurun run --fs read-only refuses a write")]),
+    // --fs-root: escapes fail as in a chroot, only --env's variables (and
+    // gpurun's RAYON_NUM_THREADS) reach the program; set_current_dir then
+    // relative paths, under the root and without one.
+    check("fs-root", Compiled("fs-root"), 0).options(&["--fs-root", "{logs}", "--env", "FS_ROOT_CHECK=1"]).expect(&[
+        (StdoutLine("fs-root: ok"), "nothing outside the root reachable; set_current_dir and relative paths inside"),
+        (StdoutLine("escape /proc/self/environ: NotFound"), "/proc out of reach"),
+        (StdoutLine("escape up/etc/passwd: NotFound"), "a symlink up does not lead out"),
+        (StdoutLine("set_current_dir inside.txt: NotADirectory"), "set_current_dir of a file is std's error"),
+        (StdoutLine("env: FS_ROOT_CHECK RAYON_NUM_THREADS"), "the environment is the allow-list"),
+    ]),
+    check("cwd", Compiled("fs-root"), 0)
+        .args(&["--cwd", "{logs}"])
+        .expect(&[(StdoutLine("cwd: ok"), "set_current_dir, then relative paths start there")]),
     // futures' block_on and ThreadPool, timers through thread::sleep.
     check("async-tasks", Compiled("async-tasks"), 0).expect(&[(StdoutIsFile("async-tasks"), "async tasks as on the host")]),
     // `cargo test` through the runner (examples/cargo-test, one test fails on
@@ -228,6 +242,8 @@ pub const EMULATED: &[(&str, &[&str])] = &[
     ("deep-recursion-10", &[]),
     ("deep-recursion-10000", &[]),
     ("files-stdin", &[]),
+    ("fs-root", &["--threads", "4"]),
+    ("cwd", &["--threads", "4"]),
     ("async-tasks", &[]),
     ("cargo-test", &[]),
 ];
@@ -429,10 +445,11 @@ impl Suite {
             }
             Some(obj) => {
                 let extra = if self.emulate { emulated_options(c.name).unwrap_or_default() } else { &[] };
-                cmd.arg("run").args(emulate).args(extra).args(c.options).arg(obj);
+                let (bundle, logs) = (self.bundle.to_string_lossy(), self.logs.to_string_lossy());
+                let fill = |a: &&str| a.replace("{bundle}", &bundle).replace("{logs}", &logs);
+                cmd.arg("run").args(emulate).args(extra).args(c.options.iter().map(fill)).arg(obj);
                 if !c.args.is_empty() {
-                    let (bundle, logs) = (self.bundle.to_string_lossy(), self.logs.to_string_lossy());
-                    cmd.arg("--").args(c.args.iter().map(|a| a.replace("{bundle}", &bundle).replace("{logs}", &logs)));
+                    cmd.arg("--").args(c.args.iter().map(fill));
                 }
             }
         }

@@ -368,3 +368,14 @@ fn call_stack_defaults_to_32k_within_an_eighth_of_memory() {
     assert_eq!(call_stack_size(&private, &h100, false), (64 << 10, "--stack-size"));
     assert_eq!(call_stack_size(&private, &h100, true).0, 32 << 10);
 }
+
+#[test]
+fn an_fs_root_that_cannot_be_honoured_stops_the_run_before_launch() {
+    let opts = RunOptions { fs_root: Some("/no/such/gpurun-root".into()), ..Default::default() };
+    let (r, out) = run_with(opts, |_| Err("the kernel must not be launched".into()));
+    let Err(e) = r else { panic!("the run went ahead") };
+    assert!(matches!(e, RunError::FsRoot(_)), "{e}");
+    assert_eq!(e.exit_code(), crate::exit::USAGE);
+    assert!(e.to_string().contains("--fs-root /no/such/gpurun-root"), "{e}");
+    assert!(out.is_empty());
+}

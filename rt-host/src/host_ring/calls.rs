@@ -1,7 +1,9 @@
 //! The host's side of every `CALL_*` of [`rt_abi::hostcall`]: files and
-//! directories through `std::fs` as the launcher's process (paths as given,
-//! so relative ones start at its working directory), a table of open files,
-//! the [`FsAccess`] policy, and the program's stdin.
+//! directories as the launcher's process, a table of open files, the
+//! [`FsAccess`] policy, and the program's stdin. Paths resolve through
+//! [`paths`]: relative ones from the program's current directory, and under
+//! `--fs-root` ([`sandbox`]) all of them beneath the root; the calls that
+//! take paths are in [`path_calls`].
 //!
 //! Everything here comes from the program, so nothing is trusted: a short
 //! head, an unknown call, a bad handle or path is answered with `-errno`
@@ -14,18 +16,22 @@
 //! by a thread of its own ([`CALL_STDIN_READ`] never blocks the server).
 
 use std::collections::{HashMap, VecDeque};
-use std::ffi::OsStr;
-use std::fs::{self, File, Metadata, OpenOptions};
+use std::fs::{self, File, Metadata};
 use std::io::{self, ErrorKind, Read, Seek, SeekFrom, Write};
-use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
-use std::path::Path;
+use std::os::unix::fs::MetadataExt;
 use std::prelude::rust_2024::*;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 use std::vec;
 
 use rt_abi::hostcall::*;
+
+mod path_calls;
+mod paths;
+pub mod sandbox;
+
+use paths::Paths;
+pub use sandbox::{FsRoot, RootError};
 
 /// What a program may do to the host's files and directories.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -37,8 +43,8 @@ pub enum FsAccess {
     /// (opening to write, append, create or truncate; write, set_len,
     /// mkdir, rmdir, unlink, rename, copy, set_perm) is `EACCES`.
     ReadOnly,
-    /// Every file and directory call is `EACCES`; the working directory's
-    /// name (`CALL_GETCWD`) and stdin stay available.
+    /// Every file and directory call (`CALL_CHDIR` too) is `EACCES`; the
+    /// current directory's name (`CALL_GETCWD`) and stdin stay available.
     None,
 }
 
@@ -59,7 +65,16 @@ impl FsAccess {
             FsAccess::All => true,
             FsAccess::ReadOnly => !matches!(
                 call,
-                CALL_WRITE | CALL_SET_LEN | CALL_MKDIR | CALL_RMDIR | CALL_UNLINK | CALL_RENAME | CALL_COPY | CALL_SET_PERM
+                CALL_WRITE
+                    | CALL_SET_LEN
+                    | CALL_MKDIR
+                    | CALL_RMDIR
+                    | CALL_UNLINK
+                    | CALL_RENAME
+                    | CALL_COPY
+                    | CALL_SET_PERM
+                    | CALL_SYMLINK
+                    | CALL_LINK
             ),
             FsAccess::None => matches!(call, CALL_GETCWD | CALL_STDIN_READ),
         }
@@ -122,6 +137,7 @@ enum Stdin {
 /// The host's side of the program's host calls.
 pub struct HostCalls {
     access: FsAccess,
+    paths: Paths,
     files: HashMap<u64, File>,
     next_handle: u64,
     stdin: Stdin,
@@ -152,7 +168,25 @@ impl HostCalls {
 
     /// Calls under `access`, with the program's stdin read from `stdin`.
     pub fn with_stdin(access: FsAccess, stdin: impl Read + Send + 'static) -> HostCalls {
-        HostCalls { access, files: HashMap::new(), next_handle: FIRST_HANDLE, stdin: Stdin::Idle(Box::new(stdin)) }
+        HostCalls {
+            access,
+            paths: Paths::host(),
+            files: HashMap::new(),
+            next_handle: FIRST_HANDLE,
+            stdin: Stdin::Idle(Box::new(stdin)),
+        }
+    }
+
+    /// The same calls with every path resolved beneath `root` (`--fs-root`),
+    /// starting at its top.
+    pub fn with_root(mut self, root: FsRoot) -> HostCalls {
+        self.paths = Paths::in_root(root);
+        self
+    }
+
+    /// The root paths resolve beneath, if any.
+    pub fn root(&self) -> Option<&FsRoot> {
+        self.paths.root()
     }
 
     /// No file system and an empty stdin: what a server not told otherwise
@@ -257,79 +291,67 @@ impl HostCalls {
                 Ok(0)
             }
             CALL_STAT => {
-                let p = path(body)?;
-                let m = match w(0) {
-                    1 => fs::metadata(p),
-                    0 => fs::symlink_metadata(p),
+                let follow = match w(0) {
+                    1 => true,
+                    0 => false,
                     _ => return Err(errno::EINVAL),
-                }
-                .map_err(errno_of)?;
-                reply.extend_from_slice(&stat_of(&m).to_bytes());
+                };
+                let st = path_calls::stat(&self.paths, path(body)?, follow)?;
+                reply.extend_from_slice(&st.to_bytes());
                 Ok(0)
             }
-            CALL_READ_DIR => read_dir(path(body)?, reply),
-            CALL_MKDIR => {
-                fs::DirBuilder::new().mode(w(0) as u32 & 0o7777).create(path(body)?).map_err(errno_of)?;
-                Ok(0)
-            }
-            CALL_RMDIR => fs::remove_dir(path(body)?).map(|()| 0).map_err(errno_of),
-            CALL_UNLINK => fs::remove_file(path(body)?).map(|()| 0).map_err(errno_of),
+            CALL_READ_DIR => path_calls::read_dir(&self.paths, path(body)?, reply),
+            CALL_MKDIR => path_calls::mkdir(&self.paths, path(body)?, w(0) as u32).map(|()| 0),
+            CALL_RMDIR => path_calls::rmdir(&self.paths, path(body)?).map(|()| 0),
+            CALL_UNLINK => path_calls::unlink(&self.paths, path(body)?).map(|()| 0),
             CALL_RENAME => {
                 let (from, to) = two_paths(w(0), body)?;
-                fs::rename(from, to).map(|()| 0).map_err(errno_of)
+                path_calls::rename(&self.paths, from, to).map(|()| 0)
             }
             CALL_COPY => {
                 let (from, to) = two_paths(w(0), body)?;
-                let n = fs::copy(from, to).map_err(errno_of)?;
+                let n = path_calls::copy(&self.paths, from, to)?;
                 i64::try_from(n).map_err(|_| errno::EFBIG)
             }
             CALL_GETCWD => {
                 no_body()?;
-                let cwd = std::env::current_dir().map_err(errno_of)?;
-                reply.extend_from_slice(cwd.as_os_str().as_bytes());
+                reply.extend_from_slice(&self.paths.cwd()?);
                 Ok(0)
             }
-            CALL_SET_PERM => {
-                let perm = fs::Permissions::from_mode(w(0) as u32 & 0o7777);
-                fs::set_permissions(path(body)?, perm).map(|()| 0).map_err(errno_of)
+            CALL_CHDIR => self.paths.chdir(path(body)?).map(|()| 0),
+            CALL_SET_PERM => path_calls::set_perm(&self.paths, path(body)?, w(0) as u32).map(|()| 0),
+            CALL_SYMLINK => {
+                let (target, link) = two_paths(w(0), body)?;
+                path_calls::symlink(&self.paths, target, link).map(|()| 0)
+            }
+            CALL_LINK => {
+                let (old, new) = two_paths(w(0), body)?;
+                path_calls::link(&self.paths, old, new).map(|()| 0)
             }
             CALL_STDIN_READ => {
                 no_body()?;
                 self.stdin_read(w(0), reply)
             }
             CALL_READLINK => {
-                let target = fs::read_link(path(body)?).map_err(errno_of)?;
-                reply.extend_from_slice(target.as_os_str().as_bytes());
+                reply.extend_from_slice(&path_calls::readlink(&self.paths, path(body)?)?);
                 Ok(0)
             }
             CALL_CANONICALIZE => {
-                let p = fs::canonicalize(path(body)?).map_err(errno_of)?;
-                reply.extend_from_slice(p.as_os_str().as_bytes());
+                reply.extend_from_slice(&path_calls::canonicalize(&self.paths, path(body)?)?);
                 Ok(0)
             }
             _ => Err(errno::EINVAL),
         }
     }
 
-    fn open(&mut self, flags: u32, mode: u32, path: &Path) -> Result<i64, i32> {
+    fn open(&mut self, flags: u32, mode: u32, path: &[u8]) -> Result<i64, i32> {
         if flags & !OPEN_ALL != 0 {
             return Err(errno::EINVAL);
         }
         if self.access == FsAccess::ReadOnly && flags & OPEN_CHANGES != 0 {
             return Err(errno::EACCES);
         }
-        let has = |f: u32| flags & f != 0;
-        // std's OpenOptions checks the combination (EINVAL) as on a host.
-        let file = OpenOptions::new()
-            .read(has(OPEN_READ))
-            .write(has(OPEN_WRITE))
-            .append(has(OPEN_APPEND))
-            .truncate(has(OPEN_TRUNCATE))
-            .create(has(OPEN_CREATE))
-            .create_new(has(OPEN_CREATE_NEW))
-            .mode(mode & 0o7777)
-            .open(path)
-            .map_err(errno_of)?;
+        let file = path_calls::open(&self.paths, flags, mode, path)?;
         let handle = self.next_handle;
         let status = i64::try_from(handle).map_err(|_| errno::ENOMEM)?;
         self.next_handle += 1;
@@ -428,39 +450,22 @@ fn retry<T>(mut f: impl FnMut() -> io::Result<T>) -> io::Result<T> {
 
 /// A path from the program: not empty, no NUL (`EINVAL`), at most
 /// [`MAX_PATH`] bytes (`ENAMETOOLONG`).
-fn path(bytes: &[u8]) -> Result<&Path, i32> {
+fn path(bytes: &[u8]) -> Result<&[u8], i32> {
     if bytes.is_empty() || bytes.contains(&0) {
         return Err(errno::EINVAL);
     }
     if bytes.len() > MAX_PATH {
         return Err(errno::ENAMETOOLONG);
     }
-    Ok(Path::new(OsStr::from_bytes(bytes)))
+    Ok(bytes)
 }
 
-/// The two paths of `CALL_RENAME` / `CALL_COPY`: the first `first` bytes of
-/// `body`, then the rest.
-fn two_paths(first: u64, body: &[u8]) -> Result<(&Path, &Path), i32> {
+/// The two paths of the two-path calls (rename, copy, symlink, link): the
+/// first `first` bytes of `body`, then the rest.
+fn two_paths(first: u64, body: &[u8]) -> Result<(&[u8], &[u8]), i32> {
     let first = usize::try_from(first).ok().filter(|&n| n <= body.len()).ok_or(errno::EINVAL)?;
     let (a, b) = body.split_at(first);
     Ok((path(a)?, path(b)?))
-}
-
-/// `CALL_READ_DIR`'s reply: per entry its kind, name length and name.
-fn read_dir(dir: &Path, reply: &mut Vec<u8>) -> Result<i64, i32> {
-    let mut count: i64 = 0;
-    for entry in fs::read_dir(dir).map_err(errno_of)? {
-        let entry = entry.map_err(errno_of)?;
-        let name = entry.file_name();
-        let name = name.as_bytes();
-        let len = u16::try_from(name.len()).map_err(|_| errno::ENAMETOOLONG)?;
-        let kind = entry.file_type().map_err(errno_of)?;
-        reply.push(kind_of(kind));
-        reply.extend_from_slice(&len.to_le_bytes());
-        reply.extend_from_slice(name);
-        count += 1;
-    }
-    Ok(count)
 }
 
 fn kind_of(t: fs::FileType) -> u8 {
@@ -544,3 +549,5 @@ pub fn errno_of(e: io::Error) -> i32 {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod sandbox_tests;

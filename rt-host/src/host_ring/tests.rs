@@ -691,14 +691,14 @@ fn fuzz_request(rng: &mut Rng, call: u32, paths: &[Vec<u8>]) -> (Vec<u64>, Vec<u
         }
     };
     let body = match call {
-        CALL_RENAME | CALL_COPY => {
+        CALL_RENAME | CALL_COPY | CALL_SYMLINK | CALL_LINK => {
             let (a, b) = (path(rng), path(rng));
             head[0] = a.len() as u64;
             [a, b].concat()
         }
         CALL_WRITE => (0..rng.next() % 600).map(|_| rng.next() as u8).collect(),
         CALL_OPEN | CALL_STAT | CALL_READ_DIR | CALL_MKDIR | CALL_RMDIR | CALL_UNLINK | CALL_SET_PERM | CALL_READLINK
-        | CALL_CANONICALIZE => path(rng),
+        | CALL_CANONICALIZE | CALL_CHDIR => path(rng),
         // Calls without a body, and unknown calls (never run).
         _ if rng.next() % 10 == 0 => vec![b'x'],
         _ => vec![],

@@ -315,7 +315,7 @@ fn malformed_requests_are_einval() {
     assert_eq!(simple(&mut c, CALL_SET_PERM, &[0o755], &[b"\0"]), err(errno::EINVAL));
     // Two paths: a first length past the body, an empty second path.
     let p = d.path("f");
-    for call in [CALL_RENAME, CALL_COPY] {
+    for call in [CALL_RENAME, CALL_COPY, CALL_SYMLINK, CALL_LINK] {
         assert_eq!(simple(&mut c, call, &[p.len() as u64 + 1], &[&p]), err(errno::EINVAL));
         assert_eq!(simple(&mut c, call, &[u64::MAX], &[&p, &p]), err(errno::EINVAL));
         assert_eq!(simple(&mut c, call, &[p.len() as u64], &[&p]), err(errno::EINVAL));
@@ -362,7 +362,10 @@ fn read_only_refuses_every_change() {
     assert_eq!(simple(&mut c, CALL_RENAME, &[p.len() as u64], &[&p, &q]), err(errno::EACCES));
     assert_eq!(simple(&mut c, CALL_COPY, &[p.len() as u64], &[&p, &q]), err(errno::EACCES));
     assert_eq!(simple(&mut c, CALL_SET_PERM, &[0o777], &[&p]), err(errno::EACCES));
-    // Reading stays allowed.
+    assert_eq!(simple(&mut c, CALL_SYMLINK, &[p.len() as u64], &[&p, &q]), err(errno::EACCES));
+    assert_eq!(simple(&mut c, CALL_LINK, &[p.len() as u64], &[&p, &q]), err(errno::EACCES));
+    // Reading stays allowed, and moving about.
+    assert_eq!(c.call(CALL_CHDIR, &d.path("dir")).0, 0);
     assert_eq!(stat(&mut c, &p, true).unwrap().size, 4);
     assert_eq!(fstat(&mut c, f).size, 4);
     assert_eq!(seek(&mut c, f, SEEK_SET, 1), 1);
@@ -393,10 +396,11 @@ fn no_access_refuses_every_file_call() {
         if call == CALL_OPEN {
             head[0] = u64::from(OPEN_READ);
         }
-        if matches!(call, CALL_RENAME | CALL_COPY) {
+        let two_paths = matches!(call, CALL_RENAME | CALL_COPY | CALL_SYMLINK | CALL_LINK);
+        if two_paths {
             head[0] = p.len() as u64;
         }
-        let r = c.call(call, &request(&head, &[&p[..], if matches!(call, CALL_RENAME | CALL_COPY) { &p[..] } else { &[][..] }]));
+        let r = c.call(call, &request(&head, &[&p[..], if two_paths { &p[..] } else { &[][..] }]));
         assert_eq!(r, (err(errno::EACCES), vec![]), "call {call}");
     }
     assert_eq!(c.call(CALL_GETCWD, &[]).0, 0);

@@ -1,11 +1,11 @@
 //! Files and directories on GPUs: the host's file system, through host calls
 //! (`sys::pal::gpu::hostcall`). Paths resolve as they would for the same
-//! program on the host (relative to the launcher's working directory); the
-//! program has the rights of the user running it, less what
-//! `gpurun run --fs` takes away. Errors are the host's `errno`.
+//! program on the host (relative to the program's current directory), or
+//! beneath the directory `gpurun run --fs-root` names; the program has the
+//! rights of the user running it, less what `gpurun run --fs` takes away.
+//! Errors are the host's `errno`.
 //!
-//! Not available: symlink and hard-link creation, file times, locks,
-//! `set_current_dir` (the calls return `Unsupported`).
+//! Not available: file times, locks (the calls return `Unsupported`).
 
 use crate::ffi::OsString;
 use crate::fmt;
@@ -448,12 +448,12 @@ pub fn readlink(p: &Path) -> io::Result<PathBuf> {
     hc::call_for_vec(hc::CALL_READLINK, &[], path_bytes(p)).map(|(_, bytes)| path_from(bytes))
 }
 
-pub fn symlink(_original: &Path, _link: &Path) -> io::Result<()> {
-    unsupported()
+pub fn symlink(original: &Path, link: &Path) -> io::Result<()> {
+    two_paths(hc::CALL_SYMLINK, original, link).map(drop)
 }
 
-pub fn link(_src: &Path, _dst: &Path) -> io::Result<()> {
-    unsupported()
+pub fn link(original: &Path, link: &Path) -> io::Result<()> {
+    two_paths(hc::CALL_LINK, original, link).map(drop)
 }
 
 fn stat_call(p: &Path, follow: bool) -> io::Result<FileAttr> {

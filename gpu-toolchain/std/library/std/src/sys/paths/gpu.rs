@@ -1,5 +1,7 @@
-//! Paths of the process on GPUs: the working directory is the launcher's
-//! (a host call); `PATH`-style lists split as on Unix.
+//! Paths of the process on GPUs: the current directory is kept by the
+//! launcher (host calls), one for all threads as a process has, starting at
+//! the launcher's own (or `/` under `gpurun run --fs-root`); `PATH`-style
+//! lists split as on Unix.
 
 use crate::ffi::{OsStr, OsString};
 use crate::path::{self, PathBuf};
@@ -13,10 +15,10 @@ pub fn getcwd() -> io::Result<PathBuf> {
     Ok(PathBuf::from(unsafe { OsString::from_encoded_bytes_unchecked(bytes) }))
 }
 
-/// The working directory is the launcher's, shared by every thread and not
-/// changed from the GPU.
-pub fn chdir(_: &path::Path) -> io::Result<()> {
-    unsupported()
+/// Relative paths of every thread start there afterwards; the launcher's
+/// own working directory does not change.
+pub fn chdir(p: &path::Path) -> io::Result<()> {
+    hc::call(hc::CALL_CHDIR, &[], p.as_os_str().as_encoded_bytes(), &mut []).map(drop)
 }
 
 pub struct SplitPaths<'a> {
