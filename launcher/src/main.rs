@@ -260,7 +260,7 @@ fn main() -> ExitCode {
     let argv0 = std::env::args_os().next().unwrap_or_default();
     if std::path::Path::new(&argv0).file_name().is_some_and(|n| n == "gpu-ld") {
         let code = gpu_ld::main_with_args(std::env::args_os().skip(1).collect());
-        return ExitCode::from(code.clamp(0, 255) as u8);
+        return ExitCode::from(launcher::exit::status_of(code));
     }
     launcher::timeline::start();
     let cli = Cli::parse();
@@ -282,7 +282,7 @@ fn main() -> ExitCode {
             run_cmd::exit_code_of(&e)
         }
     };
-    ExitCode::from(code.clamp(0, 255) as u8)
+    ExitCode::from(launcher::exit::status_of(code))
 }
 
 fn dispatch(cli: Cli) -> anyhow::Result<i32> {

@@ -53,6 +53,9 @@ pub struct RunOptions {
     pub idle_sleep_ns: u64,
     /// `argv`, `argv[0]` included.
     pub args: Vec<Vec<u8>>,
+    /// The absolute path `env::current_exe` returns ([`LaunchBlock::exe`];
+    /// empty: none).
+    pub exe: Vec<u8>,
     /// `KEY=VALUE` entries.
     pub env: Vec<Vec<u8>>,
     pub seed: Option<u64>,
@@ -75,6 +78,7 @@ impl Default for RunOptions {
             timeout: None,
             idle_sleep_ns: 0,
             args: vec![b"program".to_vec()],
+            exe: Vec::new(),
             env: Vec::new(),
             seed: None,
             trace: false,
@@ -231,9 +235,9 @@ pub fn execute(
     timeline::mark("room and stacks");
 
     let env = with_pool_defaults(&opts.env, info.compute_units, plan.num_threads);
-    let strings_size = string_tables_size(&opts.args, &env);
+    let strings_size = string_tables_size(&opts.args, &env, &opts.exe);
     let block = backend.alloc(LAUNCH_BLOCK_BYTES + strings_size)?;
-    let tables = string_tables(block + LAUNCH_BLOCK_BYTES as u64, &opts.args, &env);
+    let tables = string_tables(block + LAUNCH_BLOCK_BYTES as u64, &opts.args, &env, &opts.exe);
     let lb = LaunchBlock {
         magic: LAUNCH_MAGIC,
         version: ABI_VERSION,
@@ -258,6 +262,7 @@ pub fn execute(
         call_stack_size: call_stack,
         ring_tickets: 0,
         ring_room: room,
+        exe: tables.exe,
     };
     let mut image = launch_block_bytes(&lb).to_vec();
     image.extend_from_slice(&tables.bytes);
@@ -346,7 +351,8 @@ fn conclude(
     let set_program = |status: &mut RunStatus| {
         let p = program.expect("set_program needs an exit");
         status.status = if p.aborted { "aborted" } else { "exited" }.into();
-        status.exit_code = p.code;
+        // The status gpurun leaves (exit(-1) is 255); program_exit_code keeps p.code.
+        status.exit_code = i32::from(exit::status_of(p.code));
     };
     if let Some(e) = &server.error {
         status.status = "protocol_error".into();

@@ -222,6 +222,32 @@ fn hello_and_exit_code() {
 }
 
 #[test]
+fn exit_status_is_the_codes_low_byte() {
+    for (code, status) in [(-1i32, 255), (263, 7), (256, 0)] {
+        let (r, _) = run_with(RunOptions::default(), move |d| {
+            d.producer().send(0, OP_EXIT, 0, code as u32 as u64, &[]);
+            Ok(())
+        });
+        let r = r.unwrap();
+        assert_eq!((r.status.exit_code, r.status.program_exit_code), (status, Some(code)), "exit({code})");
+    }
+}
+
+#[test]
+fn the_executable_reaches_the_device() {
+    let opts = RunOptions { exe: b"/abs/prog.elf".to_vec(), ..Default::default() };
+    let (r, out) = run_with(opts, |d| {
+        // SAFETY: exe points at len bytes of the launch block's allocation.
+        let exe = unsafe { std::slice::from_raw_parts(d.lb.exe.ptr as *const u8, d.lb.exe.len as usize) };
+        d.producer().write(0, 1, exe);
+        d.producer().send(0, OP_EXIT, 0, 0, &[]);
+        Ok(())
+    });
+    assert_eq!(r.unwrap().status.exit_code, 0);
+    assert_eq!(text(&out, 1), "/abs/prog.elf");
+}
+
+#[test]
 fn arguments_reach_the_device() {
     let opts = RunOptions {
         args: vec![b"prog".to_vec(), b"a b".to_vec()],
