@@ -9,14 +9,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 examples=(hello-threads std-coverage real-crates crate-sweep files-stdin async-tasks)
 checks=(all-threads-print panic hang fault exit-code spawn-exhaust spawn-cycles maths lanes lanes-misuse
-        scoped-stacks stack-overflow deep-recursion file-throughput)
+        scoped-stacks stack-overflow deep-recursion file-throughput std-details)
 B=gpu-bundle
 emulated=false
 if [ "${1:-}" = --emulated ]; then
     shift
     emulated=true
     examples=(hello-threads std-coverage files-stdin async-tasks)
-    checks=(panic hang fault exit-code spawn-cycles maths lanes stack-overflow deep-recursion)
+    checks=(panic hang fault exit-code spawn-cycles maths lanes stack-overflow deep-recursion std-details)
     B=target/emulated-bundle
 fi
 archs=("${@:-sm_90}")
@@ -54,6 +54,9 @@ cp examples/files-stdin/input.txt $B/files-stdin.input
 cp examples/files-stdin/stdin.txt $B/files-stdin.stdin
 cargo run --quiet --release --manifest-path examples/files-stdin/Cargo.toml -- \
     $B/files-stdin.input "$(mktemp -d)/work" < $B/files-stdin.stdin > $B/files-stdin.expected
+# std-details (args[0], current_exe, Permissions, errno texts) on the host.
+cargo run --quiet --release --manifest-path examples/gpu-checks/Cargo.toml --bin std-details -- \
+    "$(mktemp -d)/work" > $B/std-details.expected
 if ! $emulated; then
     # The spawn profile (scripts/gpu-spawn-profile.sh) and the println profile
     # (ptxas it, then `gpurun run`: examples/gpu-checks/src/bin/print-profile.rs).

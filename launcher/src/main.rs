@@ -14,7 +14,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// one warp (NVIDIA) or wavefront (AMD).
 #[derive(Parser, Debug)]
 #[command(name = "gpurun", version, propagate_version = true)]
-#[command(after_help = "Exit codes: the program's own code; 101 after a panic; 2 usage; 3 no GPU or driver; \
+#[command(after_help = "Exit codes: the program's own code, as Linux gives it (the low 8 bits: exit(-1) is 255); \
+101 after a panic; 134 after an abort or a stack overflow; 2 usage; 3 no GPU or driver; \
 4 bad code object or build; 5 device fault; 6 host-call protocol violation; 124 timeout; 1 other launcher errors.")]
 pub struct Cli {
     #[command(subcommand)]
@@ -130,23 +131,23 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 0)]
     pub device: u32,
     /// Threads (warps) to launch; default: as many as can be resident. Above that is an error
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub threads: Option<u32>,
     /// Stack of each thread for its frames, in bytes [default: 512K]. Frames
     /// live in global memory (code linked by gpu-ld); a thread asking more
     /// (`Builder::stack_size`) gets a heap stack; on NVIDIA other lanes get
     /// 8K each. For code linked without gpu-ld (frames in private memory)
     /// this sizes the driver's call stack instead
-    #[arg(long, value_parser = parse_size)]
+    #[arg(long, value_parser = parse_stack_size)]
     pub stack_size: Option<u64>,
     /// The driver's per-lane call stack, in bytes [default: 32K, less on a
     /// device where every lane's share passes an eighth of its memory]: return
     /// addresses and saved registers, about 16 bytes a level of recursion.
     /// Deeper recursion stops with std's stack overflow report
-    #[arg(long, value_parser = parse_size)]
+    #[arg(long, value_parser = parse_stack_size)]
     pub call_stack_size: Option<u64>,
     /// Device heap, in bytes [default: 512M or a quarter of free memory, the lesser]
-    #[arg(long, value_parser = parse_size)]
+    #[arg(long, value_parser = parse_nonzero_size)]
     pub heap_size: Option<u64>,
     /// Stop after this many seconds and report what each thread was doing (exit code 124)
     #[arg(long, value_parser = parse_seconds)]
@@ -195,7 +196,9 @@ pub struct RunArgs {
     #[arg(long, default_value_t = launcher::run::DEFAULT_RING_SLOTS, value_parser = parse_ring_slots, hide = true)]
     pub ring_slots: u32,
     /// The program (code object or crate directory), then its arguments
-    #[arg(value_name = "PROGRAM", required = true, num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true)]
+    /// (an option gpurun does not know, before PROGRAM, is an error; a
+    /// program whose path starts with `-` goes after `--`)
+    #[arg(value_name = "PROGRAM", required = true, num_args = 1.., trailing_var_arg = true)]
     pub command: Vec<OsString>,
 }
 
@@ -237,12 +240,31 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     n.checked_mul(mult).ok_or_else(|| format!("`{s}` is too large"))
 }
 
+/// A size of 1 byte or more.
+fn parse_nonzero_size(s: &str) -> Result<u64, String> {
+    match parse_size(s)? {
+        0 => Err("must be more than 0 bytes".into()),
+        n => Ok(n),
+    }
+}
+
+/// A stack's size: more than 0 (a call stack of 0 means "not given" to the
+/// runtime, which would turn its overflow checks off) and a multiple of 16,
+/// the alignment of the frames laid out one stack after another.
+fn parse_stack_size(s: &str) -> Result<u64, String> {
+    let n = parse_nonzero_size(s)?;
+    if n % 16 != 0 {
+        return Err(format!("a stack's size must be a multiple of 16 bytes, not {n}"));
+    }
+    Ok(n)
+}
+
 fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
     let v: f64 = s.trim().trim_end_matches('s').parse().map_err(|_| format!("`{s}` is not a number of seconds"))?;
     if !(v > 0.0 && v.is_finite()) {
         return Err(format!("the timeout must be a positive number of seconds, not `{s}`"));
     }
-    Ok(std::time::Duration::from_secs_f64(v))
+    std::time::Duration::try_from_secs_f64(v).map_err(|_| format!("`{s}` seconds is too long a timeout"))
 }
 
 fn parse_ring_slots(s: &str) -> Result<u32, String> {
@@ -350,6 +372,18 @@ mod tests {
         assert!(parse(&["run", "--ring-slots", "3", "p"]).is_err());
         assert!(parse(&["run", "--fs", "some", "p"]).is_err());
         assert!(parse(&["frobnicate"]).is_err());
+        // An unknown option before the program is not taken for the program.
+        assert_eq!(parse(&["run", "--frobnicate", "p.ptx"]).unwrap_err().exit_code(), 2);
+        let Command::Run(r) = parse(&["run", "--", "-p.ptx", "a"]).unwrap().command else { panic!() };
+        assert_eq!(r.command, ["-p.ptx", "a"], "a program starting with `-` after `--`");
+        for (opt, v) in [("--timeout", "1e20"), ("--timeout", "NaN"), ("--timeout", "inf"), ("--threads", "0")] {
+            assert_eq!(parse(&["run", opt, v, "p"]).unwrap_err().exit_code(), 2, "{opt} {v}");
+        }
+        for opt in ["--stack-size", "--call-stack-size", "--heap-size"] {
+            let e = parse(&["run", opt, "0", "p"]).unwrap_err();
+            assert!(e.to_string().contains(opt) && e.to_string().contains("more than 0"), "{e}");
+        }
+        assert!(parse(&["run", "--stack-size", "1000", "p"]).unwrap_err().to_string().contains("multiple of 16"));
         assert_eq!(parse(&["run", "--threads", "x", "p"]).unwrap_err().exit_code(), 2);
     }
 

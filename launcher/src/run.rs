@@ -143,6 +143,19 @@ pub fn call_stack_size(opts: &RunOptions, info: &DeviceInfo, shared_stacks: bool
     (DEFAULT_CALL_STACK.min(share / 1024 * 1024).max(4 << 10), "--call-stack-size")
 }
 
+/// Bytes of the frame stacks of `warps` warps ([`warp_stacks_bytes`] each),
+/// or the usage error a `--stack-size` too large for them is.
+pub fn stacks_bytes(stack_size: u64, lanes: u32, warps: u64) -> Result<u64, PlanError> {
+    let others = u64::from(lanes.saturating_sub(1)) * rt_abi::protocol::LANE_STACK_BYTES;
+    stack_size
+        .checked_add(others)
+        .and_then(|per_warp| {
+            debug_assert_eq!(per_warp, warp_stacks_bytes(stack_size, lanes));
+            per_warp.checked_mul(warps)
+        })
+        .ok_or(PlanError::StacksTooLarge { option: "--stack-size", size: stack_size, warps, lanes })
+}
+
 /// How a started run ended.
 pub struct RunOutcome {
     pub status: RunStatus,
@@ -227,7 +240,7 @@ pub fn execute(
     // launched warp, extra warps included (they check the launch block).
     let stacks = if kernel.shared_stacks {
         let warps = u64::from(plan.grid) * u64::from(plan.block_warps);
-        let bytes = warps * warp_stacks_bytes(stack_size, kernel.stack_lanes.max(1));
+        let bytes = stacks_bytes(stack_size, kernel.stack_lanes.max(1), warps)?;
         backend.alloc(usize::try_from(bytes).unwrap_or(usize::MAX))?
     } else {
         0

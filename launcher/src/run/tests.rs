@@ -222,6 +222,18 @@ fn hello_and_exit_code() {
 }
 
 #[test]
+fn stacks_past_the_address_space_are_a_usage_error() {
+    // 70368744177416K: 2^56 + 8K bytes a thread, which multiplied by the
+    // warps wrapped to a small allocation.
+    let big = 70368744177416u64 << 10;
+    let e = super::stacks_bytes(big, 32, 256).unwrap_err();
+    assert_eq!(e.exit_code(), exit::USAGE);
+    assert!(e.to_string().starts_with(&format!("--stack-size {big}: ")), "{e}");
+    assert!(super::stacks_bytes(u64::MAX, 32, 1).is_err(), "the per-warp sum overflows too");
+    assert_eq!(super::stacks_bytes(512 << 10, 32, 2).unwrap(), 2 * ((512 << 10) + 31 * (8 << 10)));
+}
+
+#[test]
 fn exit_status_is_the_codes_low_byte() {
     for (code, status) in [(-1i32, 255), (263, 7), (256, 0)] {
         let (r, _) = run_with(RunOptions::default(), move |d| {
