@@ -8,6 +8,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use clap::builder::TypedValueParser as _;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Run ordinary Rust std programs on AMD and NVIDIA GPUs: each std::thread is
@@ -128,32 +129,32 @@ so `gpurun run` works as a cargo runner. Sizes take K, M, G suffixes (powers of 
 )]
 pub struct RunArgs {
     /// Device index within the vendor's API (as `gpurun devices` lists them)
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0)]
     pub device: u32,
     /// Threads (warps) to launch; default: as many as can be resident. Above that is an error
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..))]
     pub threads: Option<u32>,
     /// Stack of each thread for its frames, in bytes [default: 512K]. Frames
     /// live in global memory (code linked by gpu-ld); a thread asking more
     /// (`Builder::stack_size`) gets a heap stack; on NVIDIA other lanes get
     /// 8K each. For code linked without gpu-ld (frames in private memory)
     /// this sizes the driver's call stack instead
-    #[arg(long, value_parser = parse_stack_size)]
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_stack_size)]
     pub stack_size: Option<u64>,
     /// The driver's per-lane call stack, in bytes [default: 32K, less on a
     /// device where every lane's share passes an eighth of its memory]: return
     /// addresses and saved registers, about 16 bytes a level of recursion.
     /// Deeper recursion stops with std's stack overflow report
-    #[arg(long, value_parser = parse_stack_size)]
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_stack_size)]
     pub call_stack_size: Option<u64>,
     /// Device heap, in bytes [default: 512M or a quarter of free memory, the lesser]
-    #[arg(long, value_parser = parse_nonzero_size)]
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_nonzero_size)]
     pub heap_size: Option<u64>,
     /// Stop after this many seconds and report what each thread was doing (exit code 124)
-    #[arg(long, value_parser = parse_seconds)]
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_seconds)]
     pub timeout: Option<std::time::Duration>,
     /// Longest sleep of an idle warp between polls, in nanoseconds (0: the runtime's default)
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0)]
     pub idle_sleep_ns: u64,
     /// For a crate directory: the arch to build for [default: the device's]
     #[arg(long)]
@@ -168,10 +169,10 @@ pub struct RunArgs {
     #[arg(long)]
     pub json: bool,
     /// Write the final status as JSON to this file
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", value_parser = clap::builder::OsStringValueParser::new().try_map(|s| parse_path(&s)))]
     pub json_file: Option<PathBuf>,
     /// Seed for the program's random hash keys [default: random]
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub seed: Option<u64>,
     /// Let the runtime print extra diagnostics (LAUNCH_FLAG_TRACE)
     #[arg(long)]
@@ -193,7 +194,7 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = FsArg::All, value_name = "ACCESS")]
     pub fs: FsArg,
     /// Host-call ring slots (a power of two)
-    #[arg(long, default_value_t = launcher::run::DEFAULT_RING_SLOTS, value_parser = parse_ring_slots, hide = true)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = launcher::run::DEFAULT_RING_SLOTS, value_parser = parse_ring_slots, hide = true)]
     pub ring_slots: u32,
     /// The program (code object or crate directory), then its arguments
     /// (an option gpurun does not know, before PROGRAM, is an error; a
@@ -264,7 +265,16 @@ fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
     if !(v > 0.0 && v.is_finite()) {
         return Err(format!("the timeout must be a positive number of seconds, not `{s}`"));
     }
-    std::time::Duration::try_from_secs_f64(v).map_err(|_| format!("`{s}` seconds is too long a timeout"))
+    match std::time::Duration::try_from_secs_f64(v) {
+        Ok(d) if d.is_zero() => Err(format!("`{s}` seconds is less than a nanosecond")),
+        Ok(d) => Ok(d),
+        Err(_) => Err(format!("`{s}` seconds is too long a timeout")),
+    }
+}
+
+/// A path that is not empty.
+fn parse_path(s: &std::ffi::OsStr) -> Result<PathBuf, String> {
+    if s.is_empty() { Err("an empty path".into()) } else { Ok(PathBuf::from(s)) }
 }
 
 fn parse_ring_slots(s: &str) -> Result<u32, String> {
@@ -285,7 +295,14 @@ fn main() -> ExitCode {
         return ExitCode::from(launcher::exit::status_of(code));
     }
     launcher::timeline::start();
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if e.kind() == clap::error::ErrorKind::InvalidUtf8 => {
+            eprintln!("gpurun: {}\n\nFor more information, try '--help'.", not_utf8(std::env::args_os()));
+            return ExitCode::from(launcher::exit::USAGE as u8);
+        }
+        Err(e) => e.exit(),
+    };
     let emulate = match &cli.command {
         Command::Run(r) => r.emulate.clone(),
         Command::Devices { emulate, .. } => emulate.clone(),
@@ -305,6 +322,19 @@ fn main() -> ExitCode {
         }
     };
     ExitCode::from(launcher::exit::status_of(code))
+}
+
+/// clap's error for a value that is not UTF-8 names no option: this names it.
+fn not_utf8(args: impl Iterator<Item = OsString>) -> String {
+    let args: Vec<OsString> = args.collect();
+    let Some(i) = args.iter().position(|a| a.to_str().is_none()) else {
+        return "an argument is not UTF-8 text".into();
+    };
+    let value = args[i].to_string_lossy();
+    match args[..i].last().and_then(|a| a.to_str()).filter(|a| a.starts_with('-')) {
+        Some(option) => format!("the value of {option}, `{value}`, is not UTF-8 text"),
+        None => format!("`{value}` is not UTF-8 text"),
+    }
 }
 
 fn dispatch(cli: Cli) -> anyhow::Result<i32> {
