@@ -88,6 +88,7 @@ pub enum Command {
         #[arg(long)]
         arch: Option<String>,
         /// Replace a .cargo/config.toml or rust-toolchain.toml that gpurun did not write
+        /// (never one it cannot read, such as a folder). Both files are written, or neither
         #[arg(long)]
         force: bool,
     },
