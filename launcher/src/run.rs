@@ -156,6 +156,17 @@ pub fn stacks_bytes(stack_size: u64, lanes: u32, warps: u64) -> Result<u64, Plan
         .ok_or(PlanError::StacksTooLarge { option: "--stack-size", size: stack_size, warps, lanes })
 }
 
+/// A failed allocation whose size the user chose with `option`: a usage
+/// error naming it (a failure at the defaults stays the driver's error).
+fn refused_size(option: &str, size: u64, e: BackendError) -> BackendError {
+    match e {
+        BackendError::Api { call, name, .. } => {
+            BackendError::Usage(format!("{option} {size}: the device could not allocate it ({call}: {name}); lower {option}"))
+        }
+        other => other,
+    }
+}
+
 /// How a started run ended.
 pub struct RunOutcome {
     pub status: RunStatus,
@@ -218,7 +229,9 @@ pub fn execute(
     let table = backend.alloc(table_bytes)?;
     backend.zero(table, table_bytes)?;
     timeline::mark("thread table");
-    let heap = backend.alloc(usize::try_from(heap_size).unwrap_or(usize::MAX))?;
+    let heap = backend
+        .alloc(usize::try_from(heap_size).unwrap_or(usize::MAX))
+        .map_err(|e| if opts.heap_size.is_some() { refused_size("--heap-size", heap_size, e) } else { e })?;
     timeline::mark("heap");
     let ring_buf = backend.alloc_mapped(ring_bytes(opts.ring_slots))?;
     // SAFETY: `alloc_mapped` returned page-aligned host memory of `len` bytes
@@ -241,7 +254,9 @@ pub fn execute(
     let stacks = if kernel.shared_stacks {
         let warps = u64::from(plan.grid) * u64::from(plan.block_warps);
         let bytes = stacks_bytes(stack_size, kernel.stack_lanes.max(1), warps)?;
-        backend.alloc(usize::try_from(bytes).unwrap_or(usize::MAX))?
+        backend
+            .alloc(usize::try_from(bytes).unwrap_or(usize::MAX))
+            .map_err(|e| if opts.stack_size.is_some() { refused_size("--stack-size", stack_size, e) } else { e })?
     } else {
         0
     };

@@ -234,6 +234,17 @@ fn stacks_past_the_address_space_are_a_usage_error() {
 }
 
 #[test]
+fn a_size_the_device_cannot_allocate_names_its_option() {
+    let api = || BackendError::Api { call: "cuMemAlloc", name: "CUDA_ERROR_OUT_OF_MEMORY".into(), desc: String::new(), hint: "h".into() };
+    let e = super::refused_size("--heap-size", 1 << 50, api());
+    assert_eq!(e.exit_code(), exit::USAGE);
+    assert_eq!(
+        e.to_string(),
+        "--heap-size 1125899906842624: the device could not allocate it (cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY); lower --heap-size"
+    );
+}
+
+#[test]
 fn exit_status_is_the_codes_low_byte() {
     for (code, status) in [(-1i32, 255), (263, 7), (256, 0)] {
         let (r, _) = run_with(RunOptions::default(), move |d| {
