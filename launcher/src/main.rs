@@ -128,6 +128,8 @@ pub enum CacheAction {
     after_help = "Everything after PROGRAM is passed to the program (a `--` right after PROGRAM is dropped), \
 so `gpurun run` works as a cargo runner. Sizes take K, M, G suffixes (powers of 1024)."
 )]
+// Numeric options take `-1` as their value (`allow_negative_numbers`), so it
+// gets the option's own error, not clap's "unexpected argument '-1'".
 pub struct RunArgs {
     /// Device index within the vendor's API (as `gpurun devices` lists them)
     #[arg(long, allow_negative_numbers = true, default_value_t = 0)]
