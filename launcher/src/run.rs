@@ -143,30 +143,6 @@ pub fn call_stack_size(opts: &RunOptions, info: &DeviceInfo, shared_stacks: bool
     (DEFAULT_CALL_STACK.min(share / 1024 * 1024).max(4 << 10), "--call-stack-size")
 }
 
-/// Bytes of the frame stacks of `warps` warps ([`warp_stacks_bytes`] each),
-/// or the usage error a `--stack-size` too large for them is.
-pub fn stacks_bytes(stack_size: u64, lanes: u32, warps: u64) -> Result<u64, PlanError> {
-    let others = u64::from(lanes.saturating_sub(1)) * rt_abi::protocol::LANE_STACK_BYTES;
-    stack_size
-        .checked_add(others)
-        .and_then(|per_warp| {
-            debug_assert_eq!(per_warp, warp_stacks_bytes(stack_size, lanes));
-            per_warp.checked_mul(warps)
-        })
-        .ok_or(PlanError::StacksTooLarge { option: "--stack-size", size: stack_size, warps, lanes })
-}
-
-/// A failed allocation whose size the user chose with `option`: a usage
-/// error naming it (a failure at the defaults stays the driver's error).
-fn refused_size(option: &str, size: u64, e: BackendError) -> BackendError {
-    match e {
-        BackendError::Api { call, name, .. } => {
-            BackendError::Usage(format!("{option} {size}: the device could not allocate it ({call}: {name}); lower {option}"))
-        }
-        other => other,
-    }
-}
-
 /// How a started run ended.
 pub struct RunOutcome {
     pub status: RunStatus,
@@ -495,6 +471,30 @@ pub(crate) fn random_seed() -> u64 {
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
     h.write_u128(SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
     h.finish()
+}
+
+/// Bytes of the frame stacks of `warps` warps ([`warp_stacks_bytes`] each),
+/// or the usage error a `--stack-size` too large for them is.
+pub fn stacks_bytes(stack_size: u64, lanes: u32, warps: u64) -> Result<u64, PlanError> {
+    let others = u64::from(lanes.saturating_sub(1)) * rt_abi::protocol::LANE_STACK_BYTES;
+    stack_size
+        .checked_add(others)
+        .and_then(|per_warp| {
+            debug_assert_eq!(per_warp, warp_stacks_bytes(stack_size, lanes));
+            per_warp.checked_mul(warps)
+        })
+        .ok_or(PlanError::StacksTooLarge { option: "--stack-size", size: stack_size, warps, lanes })
+}
+
+/// A failed allocation whose size the user chose with `option`: a usage
+/// error naming it (a failure at the defaults stays the driver's error).
+fn refused_size(option: &str, size: u64, e: BackendError) -> BackendError {
+    match e {
+        BackendError::Api { call, name, .. } => {
+            BackendError::Usage(format!("{option} {size}: the device could not allocate it ({call}: {name}); lower {option}"))
+        }
+        other => other,
+    }
 }
 
 #[cfg(test)]
