@@ -134,7 +134,7 @@ fn run_inner(args: &RunArgs, status: &mut RunStatus) -> anyhow::Result<i32> {
 
     // argv[0] is the program as given, as a shell passes it; current_exe the
     // code object that runs, made absolute (as Linux's /proc/self/exe).
-    let argv0 = program.as_os_str();
+    let argv0 = program.as_os_str().to_owned();
     let exe = code_path.canonicalize().or_else(|_| std::path::absolute(&code_path)).unwrap_or_else(|_| code_path.clone());
     let opts = RunOptions {
         threads: args.threads,
@@ -143,8 +143,7 @@ fn run_inner(args: &RunArgs, status: &mut RunStatus) -> anyhow::Result<i32> {
         heap_size: args.heap_size,
         timeout: args.timeout,
         idle_sleep_ns: args.idle_sleep_ns,
-        args: std::iter::once(argv0).chain(prog_args.iter().map(|a| a.as_os_str())).map(|a| a.as_bytes().to_vec()).collect(),
-        exe: exe.as_os_str().as_bytes().to_vec(),
+        args: std::iter::once(&argv0).chain(prog_args).map(|a| a.as_bytes().to_vec()).collect(),
         env: std::env::vars_os()
             .map(|(k, v)| {
                 let mut kv = k.as_bytes().to_vec();
@@ -158,6 +157,7 @@ fn run_inner(args: &RunArgs, status: &mut RunStatus) -> anyhow::Result<i32> {
         ring_slots: args.ring_slots,
         verbose: args.verbose,
         fs: args.fs.access(),
+        exe: exe.as_os_str().as_bytes().to_vec(),
         ..RunOptions::default()
     };
     let sink = TimelineSink { inner: StdSink::default(), first: timeline::is_on() };
