@@ -143,6 +143,7 @@ fn run_inner(args: &RunArgs, status: &mut RunStatus) -> anyhow::Result<i32> {
         heap_size: args.heap_size,
         timeout: args.timeout,
         idle_sleep_ns: args.idle_sleep_ns,
+        exe: exe.as_os_str().as_bytes().to_vec(),
         args: std::iter::once(&argv0).chain(prog_args).map(|a| a.as_bytes().to_vec()).collect(),
         env: std::env::vars_os()
             .map(|(k, v)| {
@@ -157,7 +158,6 @@ fn run_inner(args: &RunArgs, status: &mut RunStatus) -> anyhow::Result<i32> {
         ring_slots: args.ring_slots,
         verbose: args.verbose,
         fs: args.fs.access(),
-        exe: exe.as_os_str().as_bytes().to_vec(),
         ..RunOptions::default()
     };
     let sink = TimelineSink { inner: StdSink::default(), first: timeline::is_on() };
