@@ -19,6 +19,8 @@ if [ "${1:-}" = --emulated ]; then
     checks=(panic hang fault exit-code spawn-cycles maths lanes stack-overflow deep-recursion soak fs-root)
     B=target/emulated-bundle
 fi
+# Both bundles: std details compared with the host's (std-details.expected below).
+checks+=(std-details)
 archs=("${@:-sm_90}")
 cargo build --release -p launcher -p xtask -p hip-emu --bin gpurun --bin gpurun-dev --lib
 G=target/release/gpurun
@@ -54,6 +56,9 @@ cp examples/files-stdin/input.txt $B/files-stdin.input
 cp examples/files-stdin/stdin.txt $B/files-stdin.stdin
 cargo run --quiet --release --manifest-path examples/files-stdin/Cargo.toml -- \
     $B/files-stdin.input "$(mktemp -d)/work" < $B/files-stdin.stdin > $B/files-stdin.expected
+# std-details (args[0], current_exe, Permissions, errno texts) on the host.
+cargo run --quiet --release --manifest-path examples/gpu-checks/Cargo.toml --bin std-details -- \
+    "$(mktemp -d)/work" > $B/std-details.expected
 if ! $emulated; then
     # The spawn profile (scripts/gpu-spawn-profile.sh) and the println profile
     # (ptxas it, then `gpurun run`: examples/gpu-checks/src/bin/print-profile.rs).

@@ -100,39 +100,143 @@ pub fn config_toml(paths: &Paths, gpurun: &Path, arch: &Arch) -> String {
     )
 }
 
-/// Writes the config and toolchain file into the crate at `dir`. Refuses to
-/// replace a `.cargo/config.toml` that `init` did not write (unless `force`)
-/// or a `rust-toolchain.toml` naming another toolchain.
+/// The first line of every file `init` writes: what marks a file as its own.
+const MARK: &str = "# Written by `gpurun init`";
+
+/// What a file `init` may write holds now.
+enum Existing {
+    Absent,
+    /// Bytes, as read: a file need not be UTF-8 to be the user's.
+    Bytes(Vec<u8>),
+}
+
+fn existing(path: &Path) -> Result<Existing, Error> {
+    match std::fs::read(path) {
+        Ok(b) => Ok(Existing::Bytes(b)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Existing::Absent),
+        // A directory, a file it may not read, ...: nothing proves it is
+        // ours, and --force replaces only files it could read.
+        Err(e) => Err(Error::io("read", path)(e)),
+    }
+}
+
+/// Writes the config and toolchain file into the crate at `dir`: both, or
+/// neither (each goes to a temporary file first, and a failure puts back
+/// what was there). Refuses to replace a `.cargo/config.toml` that `init`
+/// did not write (unless `force`), or a `rust-toolchain.toml` that it did not
+/// write and that names another toolchain; what cannot be read counts as
+/// not written by `init`.
 pub fn init(paths: &Paths, gpurun: &Path, dir: &Path, arch: &Arch, force: bool) -> Result<Written, Error> {
     if !dir.join("Cargo.toml").is_file() {
         return Err(Error::NotACrate(dir.to_path_buf()));
     }
     let config = dir.join(".cargo/config.toml");
-    if let Ok(old) = std::fs::read_to_string(&config)
-        && !old.starts_with("# Written by `gpurun init`")
-        && !force
-    {
-        return Err(Error::Refused { path: config });
+    match existing(&config) {
+        Ok(Existing::Bytes(old)) if !old.starts_with(MARK.as_bytes()) && !force => {
+            return Err(Error::Refused { path: config });
+        }
+        Err(e) => return Err(e),
+        _ => {}
     }
     let channel = crate::setup::pinned_channel(paths)?;
     let toolchain_file = dir.join("rust-toolchain.toml");
     let wanted = format!(
-        "# Written by `gpurun init`: the nightly gpurun's std port is written for.\n\
+        "{MARK}: the nightly gpurun's std port is written for.\n\
          [toolchain]\nchannel = \"{channel}\"\ncomponents = [\"rust-src\", \"llvm-tools\"]\nprofile = \"minimal\"\n"
     );
-    let write_toolchain = match std::fs::read_to_string(&toolchain_file) {
-        Ok(old) if old.contains(&format!("\"{channel}\"")) => false,
-        Ok(_) if !force => {
+    let names_channel = |b: &[u8]| b.windows(channel.len() + 2).any(|w| w == format!("\"{channel}\"").as_bytes());
+    let write_toolchain = match existing(&toolchain_file) {
+        Ok(Existing::Bytes(old)) if names_channel(&old) => false,
+        Ok(Existing::Bytes(old)) if !old.starts_with(MARK.as_bytes()) && !force => {
             return Err(Error::OtherToolchain { path: toolchain_file, channel });
         }
+        Err(e) => return Err(e),
         _ => true,
     };
-    std::fs::create_dir_all(dir.join(".cargo")).map_err(Error::io("create", dir.join(".cargo")))?;
-    std::fs::write(&config, config_toml(paths, gpurun, arch)).map_err(Error::io("write", &config))?;
+    let cargo_dir = dir.join(".cargo");
+    let made_cargo_dir = !cargo_dir.exists();
+    std::fs::create_dir_all(&cargo_dir).map_err(Error::io("create", &cargo_dir))?;
+    let mut files = vec![(config.clone(), config_toml(paths, gpurun, arch))];
     if write_toolchain {
-        std::fs::write(&toolchain_file, wanted).map_err(Error::io("write", &toolchain_file))?;
+        files.push((toolchain_file.clone(), wanted));
     }
+    let result = replace_all(&files, &format!(".gpurun-init-{}", std::process::id()));
+    if result.is_err() && made_cargo_dir {
+        // Empty unless something else wrote there meanwhile: then it stays.
+        let _ = std::fs::remove_dir(&cargo_dir);
+    }
+    result?;
     Ok(Written { config, toolchain_file: write_toolchain.then_some(toolchain_file) })
+}
+
+/// `path` with `suffix` added to its file name, in the same directory (so a
+/// rename to `path` stays on one file system).
+fn beside(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(suffix);
+    path.with_file_name(name)
+}
+
+/// Puts each `(path, text)` in place, all or none: every text is written to
+/// a temporary file beside its path (its name plus `suffix`, `.new`); then
+/// each path's old file (if any) is moved aside (`.old`) and the new one
+/// renamed in. On any failure the new files are removed and the old ones
+/// moved back; on success the old ones are deleted.
+fn replace_all(files: &[(PathBuf, String)], suffix: &str) -> Result<(), Error> {
+    let tmp = |p: &Path| beside(p, &format!("{suffix}.new"));
+    let old = |p: &Path| beside(p, &format!("{suffix}.old"));
+    let remove_temps = || {
+        for (p, _) in files {
+            let _ = std::fs::remove_file(tmp(p));
+        }
+    };
+    for (p, text) in files {
+        if let Err(e) = std::fs::write(tmp(p), text) {
+            remove_temps();
+            return Err(Error::io("write", tmp(p))(e));
+        }
+    }
+    // (path, whether its old file was moved aside) for each path done so far.
+    let mut done: Vec<(&Path, bool)> = Vec::new();
+    let mut failure = None;
+    for (p, _) in files {
+        let moved = match std::fs::rename(p, old(p)) {
+            Ok(()) => true,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+            Err(e) => {
+                failure = Some(Error::io("move aside", p.clone())(e));
+                break;
+            }
+        };
+        if let Err(e) = std::fs::rename(tmp(p), p) {
+            if moved {
+                let _ = std::fs::rename(old(p), p);
+            }
+            failure = Some(Error::io("write", p.clone())(e));
+            break;
+        }
+        done.push((p, moved));
+    }
+    match failure {
+        None => {
+            for (p, moved) in done {
+                if moved {
+                    let _ = std::fs::remove_file(old(p));
+                }
+            }
+            Ok(())
+        }
+        Some(e) => {
+            for (p, moved) in done.into_iter().rev() {
+                let _ = std::fs::remove_file(p);
+                if moved {
+                    let _ = std::fs::rename(old(p), p);
+                }
+            }
+            remove_temps();
+            Err(e)
+        }
+    }
 }
 
 #[cfg(test)]
@@ -186,6 +290,113 @@ mod tests {
         );
         assert_eq!(err.exit_code(), 2);
         init(&paths, Path::new("/x/gpurun"), &dir, &arch, true).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A crate in a fresh temporary folder.
+    fn scratch_crate(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("gpurun-init-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("Cargo.toml"), "[package]\nname = \"x\"\n").unwrap();
+        dir
+    }
+
+    fn repo_paths() -> Paths {
+        Paths::at(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").canonicalize().unwrap())
+    }
+
+    /// The crate's files and folders below `dir`, sorted, with their bytes.
+    fn tree(dir: &Path) -> Vec<(PathBuf, Option<Vec<u8>>)> {
+        let mut out = Vec::new();
+        let mut todo = vec![dir.to_path_buf()];
+        while let Some(d) = todo.pop() {
+            for e in std::fs::read_dir(&d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    todo.push(p.clone());
+                    out.push((p, None));
+                } else {
+                    let bytes = std::fs::read(&p).unwrap();
+                    out.push((p, Some(bytes)));
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn what_init_cannot_prove_it_wrote_is_kept() {
+        let paths = repo_paths();
+        let arch = Arch::parse("sm_90").unwrap();
+        let gpurun = Path::new("/x/gpurun");
+        // A config that is not UTF-8 is the user's: kept without --force.
+        let dir = scratch_crate("not-utf8");
+        std::fs::create_dir_all(dir.join(".cargo")).unwrap();
+        std::fs::write(dir.join(".cargo/config.toml"), b"\xff\xfe[build]\n").unwrap();
+        let before = tree(&dir);
+        let err = init(&paths, gpurun, &dir, &arch, false).unwrap_err();
+        assert!(matches!(err, Error::Refused { .. }), "{err}");
+        assert_eq!(tree(&dir), before, "nothing written");
+        // Likewise a toolchain file that is not UTF-8, and one naming another toolchain.
+        for other in [&b"\xff[toolchain]\n"[..], b"[toolchain]\nchannel = \"stable\"\n"] {
+            let dir = scratch_crate("toolchain");
+            std::fs::write(dir.join("rust-toolchain.toml"), other).unwrap();
+            let before = tree(&dir);
+            let err = init(&paths, gpurun, &dir, &arch, false).unwrap_err();
+            assert!(matches!(err, Error::OtherToolchain { .. }), "{err}");
+            assert_eq!(tree(&dir), before, "nothing written, .cargo not made");
+            // --force replaces it (and the config with it).
+            init(&paths, gpurun, &dir, &arch, true).unwrap();
+            assert!(std::fs::read(dir.join("rust-toolchain.toml")).unwrap().starts_with(MARK.as_bytes()));
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+        // What cannot be read (a folder in the file's place) is not replaced, even with --force.
+        let dir2 = scratch_crate("unreadable");
+        std::fs::create_dir_all(dir2.join("rust-toolchain.toml/inside")).unwrap();
+        let before = tree(&dir2);
+        for force in [false, true] {
+            let err = init(&paths, gpurun, &dir2, &arch, force).unwrap_err();
+            assert!(err.to_string().starts_with(&format!("cannot read {}", dir2.join("rust-toolchain.toml").display())), "{err}");
+            assert_eq!(tree(&dir2), before, "nothing written (force {force})");
+        }
+        // A toolchain file init wrote for another nightly is its own: replaced.
+        let dir3 = scratch_crate("older");
+        std::fs::write(dir3.join("rust-toolchain.toml"), format!("{MARK}: ...\n[toolchain]\nchannel = \"nightly-2020-01-01\"\n")).unwrap();
+        assert!(init(&paths, gpurun, &dir3, &arch, false).unwrap().toolchain_file.is_some());
+        for d in [dir, dir2, dir3] {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
+
+    #[test]
+    fn both_files_or_neither() {
+        let dir = scratch_crate("atomic");
+        let (a, b) = (dir.join("a.toml"), dir.join("b.toml"));
+        std::fs::write(&a, "old a").unwrap();
+        let files = vec![(a.clone(), "new a".to_string()), (b.clone(), "new b".to_string())];
+        // The second file's temporary cannot be written (a folder is there):
+        // nothing changes.
+        std::fs::create_dir_all(dir.join("b.toml.t1.new/x")).unwrap();
+        let before = tree(&dir);
+        assert!(replace_all(&files, ".t1").is_err());
+        assert_eq!(tree(&dir), before);
+        // The first file is replaced, then the second fails (its path cannot
+        // be moved aside): the first is put back as it was.
+        std::fs::write(&b, "old b").unwrap();
+        std::fs::create_dir_all(dir.join("b.toml.t2.old/x")).unwrap();
+        let before = tree(&dir);
+        let err = replace_all(&files, ".t2").unwrap_err();
+        assert!(err.to_string().starts_with(&format!("cannot move aside {}", b.display())), "{err}");
+        assert_eq!(tree(&dir), before, "the first file restored, no temporaries left");
+        // And when nothing is in the way, both are written, nothing left over.
+        std::fs::remove_dir_all(dir.join("b.toml.t2.old")).unwrap();
+        replace_all(&files, ".t4").unwrap();
+        assert_eq!(std::fs::read_to_string(&a).unwrap(), "new a");
+        assert_eq!(std::fs::read_to_string(&b).unwrap(), "new b");
+        let names: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        assert!(!names.iter().any(|n| n.contains(".t4")), "{names:?}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -218,6 +218,11 @@ pub enum PlanError {
          it uses too many registers or too much local memory; lower --stack-size or simplify the program"
     )]
     NoOccupancy { device: String },
+    #[error(
+        "{option} {size}: the stacks of {warps} warps of {lanes} lanes would take more than 2^64 bytes; \
+         lower {option} or --threads"
+    )]
+    StacksTooLarge { option: &'static str, size: u64, warps: u64, lanes: u32 },
     #[error(transparent)]
     Backend(#[from] BackendError),
 }
@@ -225,7 +230,7 @@ pub enum PlanError {
 impl PlanError {
     pub fn exit_code(&self) -> i32 {
         match self {
-            PlanError::TooManyThreads { .. } | PlanError::ZeroThreads => exit::USAGE,
+            PlanError::TooManyThreads { .. } | PlanError::ZeroThreads | PlanError::StacksTooLarge { .. } => exit::USAGE,
             PlanError::NoOccupancy { .. } => exit::CODE_OBJECT,
             PlanError::Backend(e) => e.exit_code(),
         }

@@ -8,13 +8,15 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use clap::builder::TypedValueParser as _;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Run ordinary Rust std programs on AMD and NVIDIA GPUs: each std::thread is
 /// one warp (NVIDIA) or wavefront (AMD).
 #[derive(Parser, Debug)]
 #[command(name = "gpurun", version, propagate_version = true)]
-#[command(after_help = "Exit codes: the program's own code; 101 after a panic; 2 usage; 3 no GPU or driver; \
+#[command(after_help = "Exit codes: the program's own code, as Linux gives it (the low 8 bits: exit(-1) is 255); \
+101 after a panic; 134 after an abort or a stack overflow; 2 usage; 3 no GPU or driver; \
 4 bad code object or build; 5 device fault; 6 host-call protocol violation; 124 timeout; 1 other launcher errors.")]
 pub struct Cli {
     #[command(subcommand)]
@@ -86,6 +88,7 @@ pub enum Command {
         #[arg(long)]
         arch: Option<String>,
         /// Replace a .cargo/config.toml or rust-toolchain.toml that gpurun did not write
+        /// (never one it cannot read, such as a folder). Both files are written, or neither
         #[arg(long)]
         force: bool,
     },
@@ -125,34 +128,36 @@ pub enum CacheAction {
     after_help = "Everything after PROGRAM is passed to the program (a `--` right after PROGRAM is dropped), \
 so `gpurun run` works as a cargo runner. Sizes take K, M, G suffixes (powers of 1024)."
 )]
+// Numeric options take `-1` as their value (`allow_negative_numbers`), so it
+// gets the option's own error, not clap's "unexpected argument '-1'".
 pub struct RunArgs {
     /// Device index within the vendor's API (as `gpurun devices` lists them)
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0)]
     pub device: u32,
     /// Threads (warps) to launch; default: as many as can be resident. Above that is an error
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..))]
     pub threads: Option<u32>,
     /// Stack of each thread for its frames, in bytes [default: 512K]. Frames
     /// live in global memory (code linked by gpu-ld); a thread asking more
     /// (`Builder::stack_size`) gets a heap stack; on NVIDIA other lanes get
     /// 8K each. For code linked without gpu-ld (frames in private memory)
     /// this sizes the driver's call stack instead
-    #[arg(long, value_parser = parse_size)]
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_stack_size)]
     pub stack_size: Option<u64>,
     /// The driver's per-lane call stack, in bytes [default: 32K, less on a
     /// device where every lane's share passes an eighth of its memory]: return
     /// addresses and saved registers, about 16 bytes a level of recursion.
     /// Deeper recursion stops with std's stack overflow report
-    #[arg(long, value_parser = parse_size)]
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_stack_size)]
     pub call_stack_size: Option<u64>,
     /// Device heap, in bytes [default: 512M or a quarter of free memory, the lesser]
-    #[arg(long, value_parser = parse_size)]
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_nonzero_size)]
     pub heap_size: Option<u64>,
     /// Stop after this many seconds and report what each thread was doing (exit code 124)
-    #[arg(long, value_parser = parse_seconds)]
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_seconds)]
     pub timeout: Option<std::time::Duration>,
     /// Longest sleep of an idle warp between polls, in nanoseconds (0: the runtime's default)
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0)]
     pub idle_sleep_ns: u64,
     /// For a crate directory: the arch to build for [default: the device's]
     #[arg(long)]
@@ -167,10 +172,10 @@ pub struct RunArgs {
     #[arg(long)]
     pub json: bool,
     /// Write the final status as JSON to this file
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", value_parser = clap::builder::OsStringValueParser::new().try_map(|s| parse_path(&s)))]
     pub json_file: Option<PathBuf>,
     /// Seed for the program's random hash keys [default: random]
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub seed: Option<u64>,
     /// Let the runtime print extra diagnostics (LAUNCH_FLAG_TRACE)
     #[arg(long)]
@@ -205,10 +210,12 @@ pub struct RunArgs {
     #[arg(long = "env", value_name = "NAME[=VALUE]", value_parser = parse_env)]
     pub env: Vec<EnvArg>,
     /// Host-call ring slots (a power of two)
-    #[arg(long, default_value_t = launcher::run::DEFAULT_RING_SLOTS, value_parser = parse_ring_slots, hide = true)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = launcher::run::DEFAULT_RING_SLOTS, value_parser = parse_ring_slots, hide = true)]
     pub ring_slots: u32,
     /// The program (code object or crate directory), then its arguments
-    #[arg(value_name = "PROGRAM", required = true, num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true)]
+    /// (an option gpurun does not know, before PROGRAM, is an error; a
+    /// program whose path starts with `-` goes after `--`)
+    #[arg(value_name = "PROGRAM", required = true, num_args = 1.., trailing_var_arg = true)]
     pub command: Vec<OsString>,
 }
 
@@ -269,12 +276,40 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     n.checked_mul(mult).ok_or_else(|| format!("`{s}` is too large"))
 }
 
+/// A size of 1 byte or more.
+fn parse_nonzero_size(s: &str) -> Result<u64, String> {
+    match parse_size(s)? {
+        0 => Err("must be more than 0 bytes".into()),
+        n => Ok(n),
+    }
+}
+
+/// A stack's size: more than 0 (a call stack of 0 means "not given" to the
+/// runtime, which would turn its overflow checks off) and a multiple of 16,
+/// the alignment of the frames laid out one stack after another.
+fn parse_stack_size(s: &str) -> Result<u64, String> {
+    let n = parse_nonzero_size(s)?;
+    if n % 16 != 0 {
+        return Err(format!("a stack's size must be a multiple of 16 bytes, not {n}"));
+    }
+    Ok(n)
+}
+
 fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
     let v: f64 = s.trim().trim_end_matches('s').parse().map_err(|_| format!("`{s}` is not a number of seconds"))?;
     if !(v > 0.0 && v.is_finite()) {
         return Err(format!("the timeout must be a positive number of seconds, not `{s}`"));
     }
-    Ok(std::time::Duration::from_secs_f64(v))
+    match std::time::Duration::try_from_secs_f64(v) {
+        Ok(d) if d.is_zero() => Err(format!("`{s}` seconds is less than a nanosecond")),
+        Ok(d) => Ok(d),
+        Err(_) => Err(format!("`{s}` seconds is too long a timeout")),
+    }
+}
+
+/// A path that is not empty.
+fn parse_path(s: &std::ffi::OsStr) -> Result<PathBuf, String> {
+    if s.is_empty() { Err("an empty path".into()) } else { Ok(PathBuf::from(s)) }
 }
 
 fn parse_ring_slots(s: &str) -> Result<u32, String> {
@@ -292,10 +327,17 @@ fn main() -> ExitCode {
     let argv0 = std::env::args_os().next().unwrap_or_default();
     if std::path::Path::new(&argv0).file_name().is_some_and(|n| n == "gpu-ld") {
         let code = gpu_ld::main_with_args(std::env::args_os().skip(1).collect());
-        return ExitCode::from(code.clamp(0, 255) as u8);
+        return ExitCode::from(launcher::exit::status_of(code));
     }
     launcher::timeline::start();
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if e.kind() == clap::error::ErrorKind::InvalidUtf8 => {
+            eprintln!("gpurun: {}\n\nFor more information, try '--help'.", not_utf8(std::env::args_os()));
+            return ExitCode::from(launcher::exit::USAGE as u8);
+        }
+        Err(e) => e.exit(),
+    };
     let emulate = match &cli.command {
         Command::Run(r) => r.emulate.clone(),
         Command::Devices { emulate, .. } => emulate.clone(),
@@ -314,7 +356,20 @@ fn main() -> ExitCode {
             run_cmd::exit_code_of(&e)
         }
     };
-    ExitCode::from(code.clamp(0, 255) as u8)
+    ExitCode::from(launcher::exit::status_of(code))
+}
+
+/// clap's error for a value that is not UTF-8 names no option: this names it.
+fn not_utf8(args: impl Iterator<Item = OsString>) -> String {
+    let args: Vec<OsString> = args.collect();
+    let Some(i) = args.iter().position(|a| a.to_str().is_none()) else {
+        return "an argument is not UTF-8 text".into();
+    };
+    let value = args[i].to_string_lossy();
+    match args[..i].last().and_then(|a| a.to_str()).filter(|a| a.starts_with('-')) {
+        Some(option) => format!("the value of {option}, `{value}`, is not UTF-8 text"),
+        None => format!("`{value}` is not UTF-8 text"),
+    }
 }
 
 fn dispatch(cli: Cli) -> anyhow::Result<i32> {
@@ -413,6 +468,18 @@ mod tests {
         assert!(parse(&["run", "--ring-slots", "3", "p"]).is_err());
         assert!(parse(&["run", "--fs", "some", "p"]).is_err());
         assert!(parse(&["frobnicate"]).is_err());
+        // An unknown option before the program is not taken for the program.
+        assert_eq!(parse(&["run", "--frobnicate", "p.ptx"]).unwrap_err().exit_code(), 2);
+        let Command::Run(r) = parse(&["run", "--", "-p.ptx", "a"]).unwrap().command else { panic!() };
+        assert_eq!(r.command, ["-p.ptx", "a"], "a program starting with `-` after `--`");
+        for (opt, v) in [("--timeout", "1e20"), ("--timeout", "NaN"), ("--timeout", "inf"), ("--threads", "0")] {
+            assert_eq!(parse(&["run", opt, v, "p"]).unwrap_err().exit_code(), 2, "{opt} {v}");
+        }
+        for opt in ["--stack-size", "--call-stack-size", "--heap-size"] {
+            let e = parse(&["run", opt, "0", "p"]).unwrap_err();
+            assert!(e.to_string().contains(opt) && e.to_string().contains("more than 0"), "{e}");
+        }
+        assert!(parse(&["run", "--stack-size", "1000", "p"]).unwrap_err().to_string().contains("multiple of 16"));
         assert_eq!(parse(&["run", "--threads", "x", "p"]).unwrap_err().exit_code(), 2);
     }
 

@@ -120,7 +120,7 @@ pub fn describe_threads(threads: &[ThreadReport], max: usize) -> String {
 pub struct RunStatus {
     /// `exited`, `aborted`, `timeout`, `fault`, `protocol_error` or `error`.
     pub status: String,
-    /// gpurun's own exit code.
+    /// gpurun's own exit status (0..=255: a program's code's low 8 bits).
     pub exit_code: i32,
     /// The program's code (from `OP_EXIT`/`OP_ABORT`), if it sent one.
     pub program_exit_code: Option<i32>,

@@ -53,6 +53,9 @@ pub struct RunOptions {
     pub idle_sleep_ns: u64,
     /// `argv`, `argv[0]` included.
     pub args: Vec<Vec<u8>>,
+    /// The absolute path `env::current_exe` returns ([`LaunchBlock::exe`];
+    /// empty: none).
+    pub exe: Vec<u8>,
     /// `KEY=VALUE` entries.
     pub env: Vec<Vec<u8>>,
     pub seed: Option<u64>,
@@ -78,6 +81,7 @@ impl Default for RunOptions {
             timeout: None,
             idle_sleep_ns: 0,
             args: vec![b"program".to_vec()],
+            exe: Vec::new(),
             env: Vec::new(),
             seed: None,
             trace: false,
@@ -215,7 +219,9 @@ pub fn execute(
     let table = backend.alloc(table_bytes)?;
     backend.zero(table, table_bytes)?;
     timeline::mark("thread table");
-    let heap = backend.alloc(usize::try_from(heap_size).unwrap_or(usize::MAX))?;
+    let heap = backend
+        .alloc(usize::try_from(heap_size).unwrap_or(usize::MAX))
+        .map_err(|e| if opts.heap_size.is_some() { refused_size("--heap-size", heap_size, e) } else { e })?;
     timeline::mark("heap");
     let ring_buf = backend.alloc_mapped(ring_bytes(opts.ring_slots))?;
     // SAFETY: `alloc_mapped` returned page-aligned host memory of `len` bytes
@@ -237,17 +243,19 @@ pub fn execute(
     // launched warp, extra warps included (they check the launch block).
     let stacks = if kernel.shared_stacks {
         let warps = u64::from(plan.grid) * u64::from(plan.block_warps);
-        let bytes = warps * warp_stacks_bytes(stack_size, kernel.stack_lanes.max(1));
-        backend.alloc(usize::try_from(bytes).unwrap_or(usize::MAX))?
+        let bytes = stacks_bytes(stack_size, kernel.stack_lanes.max(1), warps)?;
+        backend
+            .alloc(usize::try_from(bytes).unwrap_or(usize::MAX))
+            .map_err(|e| if opts.stack_size.is_some() { refused_size("--stack-size", stack_size, e) } else { e })?
     } else {
         0
     };
     timeline::mark("room and stacks");
 
     let env = with_pool_defaults(&opts.env, info.compute_units, plan.num_threads);
-    let strings_size = string_tables_size(&opts.args, &env);
+    let strings_size = string_tables_size(&opts.args, &env, &opts.exe);
     let block = backend.alloc(LAUNCH_BLOCK_BYTES + strings_size)?;
-    let tables = string_tables(block + LAUNCH_BLOCK_BYTES as u64, &opts.args, &env);
+    let tables = string_tables(block + LAUNCH_BLOCK_BYTES as u64, &opts.args, &env, &opts.exe);
     let lb = LaunchBlock {
         magic: LAUNCH_MAGIC,
         version: ABI_VERSION,
@@ -272,6 +280,7 @@ pub fn execute(
         call_stack_size: call_stack,
         ring_tickets: 0,
         ring_room: room,
+        exe: tables.exe,
     };
     let mut image = launch_block_bytes(&lb).to_vec();
     image.extend_from_slice(&tables.bytes);
@@ -358,7 +367,8 @@ fn conclude(
     let set_program = |status: &mut RunStatus| {
         let p = program.expect("set_program needs an exit");
         status.status = if p.aborted { "aborted" } else { "exited" }.into();
-        status.exit_code = p.code;
+        // The status gpurun leaves (exit(-1) is 255); program_exit_code keeps p.code.
+        status.exit_code = i32::from(exit::status_of(p.code));
     };
     if let Some(e) = &server.error {
         status.status = "protocol_error".into();
@@ -473,6 +483,30 @@ pub(crate) fn random_seed() -> u64 {
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
     h.write_u128(SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
     h.finish()
+}
+
+/// Bytes of the frame stacks of `warps` warps ([`warp_stacks_bytes`] each),
+/// or the usage error a `--stack-size` too large for them is.
+pub fn stacks_bytes(stack_size: u64, lanes: u32, warps: u64) -> Result<u64, PlanError> {
+    let others = u64::from(lanes.saturating_sub(1)) * rt_abi::protocol::LANE_STACK_BYTES;
+    stack_size
+        .checked_add(others)
+        .and_then(|per_warp| {
+            debug_assert_eq!(per_warp, warp_stacks_bytes(stack_size, lanes));
+            per_warp.checked_mul(warps)
+        })
+        .ok_or(PlanError::StacksTooLarge { option: "--stack-size", size: stack_size, warps, lanes })
+}
+
+/// A failed allocation whose size the user chose with `option`: a usage
+/// error naming it (a failure at the defaults stays the driver's error).
+fn refused_size(option: &str, size: u64, e: BackendError) -> BackendError {
+    match e {
+        BackendError::Api { call, name, .. } => {
+            BackendError::Usage(format!("{option} {size}: the device could not allocate it ({call}: {name}); lower {option}"))
+        }
+        other => other,
+    }
 }
 
 #[cfg(test)]

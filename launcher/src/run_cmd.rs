@@ -78,7 +78,7 @@ fn exit_now(code: i32) -> ! {
     }
     // SAFETY: `_exit` has no preconditions; our buffers are flushed above
     // and nothing else needs to run before the process ends.
-    unsafe { _exit(code.clamp(0, 255)) }
+    unsafe { _exit(exit::status_of(code).into()) }
 }
 
 fn write_json(args: &RunArgs, status: &RunStatus) -> anyhow::Result<()> {
@@ -137,7 +137,10 @@ fn run_inner(args: &RunArgs, status: &mut RunStatus) -> anyhow::Result<i32> {
     let code = precompile_ptx(code, backend.info(), args.no_cache);
     timeline::mark("cubin ready");
 
-    let argv0 = program.file_stem().map_or_else(|| program.as_os_str().to_owned(), |s| s.to_owned());
+    // argv[0] is the program as given, as a shell passes it; current_exe the
+    // code object that runs, made absolute (as Linux's /proc/self/exe).
+    let argv0 = program.as_os_str().to_owned();
+    let exe = code_path.canonicalize().or_else(|_| std::path::absolute(&code_path)).unwrap_or_else(|_| code_path.clone());
     let opts = RunOptions {
         threads: args.threads,
         stack_size: args.stack_size,
@@ -145,6 +148,7 @@ fn run_inner(args: &RunArgs, status: &mut RunStatus) -> anyhow::Result<i32> {
         heap_size: args.heap_size,
         timeout: args.timeout,
         idle_sleep_ns: args.idle_sleep_ns,
+        exe: exe.as_os_str().as_bytes().to_vec(),
         args: std::iter::once(&argv0).chain(prog_args).map(|a| a.as_bytes().to_vec()).collect(),
         env: program_env(args),
         seed: args.seed,

@@ -126,3 +126,150 @@ fn json_status_of_a_failed_run() {
     let w: serde_json::Value = serde_json::from_str(&last).unwrap();
     assert_eq!(w["exit_code"], exit::NO_DEVICE);
 }
+
+/// Every `run` option given hostile values, on a machine with no driver:
+/// each is a usage error (exit 2) whose message names the option, or passes
+/// parsing and ends as the run without a GPU does (exit 3; 1 where the JSON
+/// file cannot be written). Never a panic or a signal.
+#[test]
+fn hostile_option_values_never_panic() {
+    use std::ffi::OsString;
+    use std::os::unix::ffi::OsStringExt;
+    const U64_MAX: &str = "18446744073709551615";
+    const U64_OVER: &str = "18446744073709551616";
+    const USAGE: i32 = exit::USAGE;
+    const NO_GPU: i32 = exit::NO_DEVICE;
+    let integers = |ok_zero: i32, ok_max: i32| {
+        vec![("0", ok_zero), (U64_MAX, ok_max), (U64_OVER, USAGE), ("-1", USAGE), ("NaN", USAGE), ("inf", USAGE), ("", USAGE), ("1e3", USAGE)]
+    };
+    let sizes = vec![
+        ("0", USAGE),
+        (U64_MAX, USAGE),                // not a multiple of 16 (stacks) or fits (heap: below)
+        ("18446744073709551600", NO_GPU), // fits a u64; too large only once the warps are known
+        (U64_OVER, USAGE),
+        ("99999999999999G", USAGE),
+        ("70368744177416K", NO_GPU),
+        ("-1", USAGE),
+        ("NaN", USAGE),
+        ("inf", USAGE),
+        ("", USAGE),
+        ("12Q", USAGE),
+    ];
+    let mut heap = sizes.clone();
+    heap[1].1 = NO_GPU; // the heap need not be a multiple of 16
+    let table: Vec<(&str, Vec<(&str, i32)>)> = vec![
+        ("--device", {
+            let mut v = integers(NO_GPU, USAGE);
+            v.push(("4294967295", NO_GPU)); // a u32; out of range only once devices are counted
+            v
+        }),
+        ("--threads", {
+            let mut v = integers(USAGE, USAGE);
+            v.push(("4294967295", NO_GPU));
+            v
+        }),
+        ("--stack-size", sizes.clone()),
+        ("--call-stack-size", sizes),
+        ("--heap-size", heap),
+        (
+            "--timeout",
+            vec![
+                ("0", USAGE),
+                ("-1", USAGE),
+                ("1e20", USAGE),
+                ("1e-300", USAGE),
+                ("NaN", USAGE),
+                ("inf", USAGE),
+                ("-inf", USAGE),
+                ("", USAGE),
+                ("1s", NO_GPU),
+                ("0.5", NO_GPU),
+            ],
+        ),
+        ("--idle-sleep-ns", integers(NO_GPU, NO_GPU)),
+        ("--seed", integers(NO_GPU, NO_GPU)),
+        ("--ring-slots", vec![("0", USAGE), ("1", USAGE), ("3", USAGE), ("2", NO_GPU), (U64_MAX, USAGE), ("-1", USAGE), ("", USAGE)]),
+        ("--fs", vec![("", USAGE), ("some", USAGE), ("none", NO_GPU)]),
+        ("--emulate", vec![("", USAGE), ("sm_90", USAGE), ("gfx9999", USAGE)]),
+        ("--arch", vec![("", NO_GPU), ("-", NO_GPU)]), // for crate directories only
+        ("--bin", vec![("", NO_GPU)]),
+        ("--json-file", vec![("", USAGE), ("/nonexistent/dir/status.json", 1)]),
+    ];
+    let program = temp_file("hostile.ptx", ptx("8.0", "sm_90").as_bytes());
+    let mut failures = Vec::new();
+    let mut cases = 0;
+    let mut run = |opt: &str, value: OsString, want: i32| {
+        cases += 1;
+        let o = Command::new(env!("CARGO_BIN_EXE_gpurun"))
+            .arg("run")
+            .arg(opt)
+            .arg(&value)
+            .arg(&program)
+            .envs(no_drivers())
+            .output()
+            .expect("running gpurun");
+        let err = stderr(&o);
+        let named = want != USAGE || err.contains(opt);
+        if o.status.code() != Some(want) || !named || err.contains("panicked") {
+            failures.push(format!("{opt} {value:?}: exit {:?} (want {want}), stderr: {err}", o.status));
+        }
+    };
+    for (opt, values) in &table {
+        for (v, want) in values {
+            run(opt, OsString::from(v), *want);
+        }
+        // Not UTF-8: a usage error for every option that reads text or a
+        // number (--json-file takes any path: written where it says).
+        if *opt != "--json-file" {
+            run(opt, OsString::from_vec(b"\xff\xfe".to_vec()), USAGE);
+        }
+    }
+    assert!(failures.is_empty(), "{} of {cases} cases failed:\n{}", failures.len(), failures.join("\n"));
+}
+
+#[test]
+fn unknown_options_before_the_program_are_usage_errors() {
+    let p = temp_file("unknown.ptx", ptx("8.0", "sm_90").as_bytes());
+    let o = gpurun(&["run", "--frobnicate", p.to_str().unwrap()], &no_drivers());
+    assert_eq!(o.status.code(), Some(exit::USAGE), "{}", stderr(&o));
+    assert!(stderr(&o).contains("unexpected argument '--frobnicate'") && stderr(&o).contains("Usage: gpurun run"), "{}", stderr(&o));
+    // After the program, it is the program's.
+    let o = gpurun(&["run", p.to_str().unwrap(), "--frobnicate"], &no_drivers());
+    assert_eq!(o.status.code(), Some(exit::NO_DEVICE), "{}", stderr(&o));
+    // A program whose path starts with `-`, after `--`.
+    let o = gpurun(&["run", "--", "-no-such-program.ptx"], &no_drivers());
+    assert_eq!(o.status.code(), Some(exit::CODE_OBJECT), "{}", stderr(&o));
+    assert!(stderr(&o).contains("cannot read -no-such-program.ptx"), "{}", stderr(&o));
+}
+
+#[test]
+fn fifos_and_devices_are_refused_unread() {
+    let o = gpurun(&["run", "/dev/zero"], &no_drivers());
+    assert_eq!(o.status.code(), Some(exit::CODE_OBJECT), "{}", stderr(&o));
+    assert!(stderr(&o).contains("/dev/zero is a character device, not a file"), "{}", stderr(&o));
+    let fifo = std::env::temp_dir().join(format!("gpurun-cli-{}/prog.fifo", std::process::id()));
+    std::fs::create_dir_all(fifo.parent().unwrap()).unwrap();
+    let _ = std::fs::remove_file(&fifo);
+    if !Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success()) {
+        println!("skipped the FIFO: mkfifo failed");
+        return;
+    }
+    // Before the fix this waited for a writer forever: bound it.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gpurun"))
+        .args(["run", fifo.to_str().unwrap()])
+        .envs(no_drivers())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("gpurun run FIFO hung");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(exit::CODE_OBJECT));
+    assert!(stderr(&o).contains("is a FIFO (named pipe), not a file"), "{}", stderr(&o));
+}

@@ -38,6 +38,7 @@
 //! fn __gpu_std_arg(i: usize, len_out: *mut usize) -> *const u8;
 //! fn __gpu_std_envc() -> usize;
 //! fn __gpu_std_env(i: usize, len_out: *mut usize) -> *const u8;       // "KEY=VALUE"
+//! fn __gpu_std_exe(len_out: *mut usize) -> *const u8;  // LaunchBlock::exe (env::current_exe); null: none
 //!
 //! // time (sys::time) and randomness (sys::random)
 //! fn __gpu_std_monotonic_ns() -> u64;     // device clock in ns, from its own origin (not the launch's)

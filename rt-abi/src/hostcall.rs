@@ -183,7 +183,7 @@ pub struct Stat {
     pub kind: u8,
     /// Whether `created` is known (the host's file system records it).
     pub has_created: bool,
-    /// Permission bits (`st_mode & 0o7777`).
+    /// The whole `st_mode`: file type bits (`S_IFMT`) and permission bits.
     pub mode: u32,
     /// Seconds and nanoseconds since the Unix epoch.
     pub modified: (i64, u32),
@@ -262,12 +262,14 @@ pub const fn head_words_of(call: u32) -> Option<usize> {
 }
 
 /// Linux's error numbers, as the host reports them and std on the GPU
-/// decodes them (the launcher runs on Linux).
+/// decodes them (the launcher runs on Linux), and the C library's text for
+/// each (glibc's `strerror`), which the device cannot ask the host for.
 pub mod errno {
     pub const EPERM: i32 = 1;
     pub const ENOENT: i32 = 2;
     pub const EINTR: i32 = 4;
     pub const EIO: i32 = 5;
+    pub const E2BIG: i32 = 7;
     pub const EBADF: i32 = 9;
     pub const EAGAIN: i32 = 11;
     pub const ENOMEM: i32 = 12;
@@ -285,12 +287,193 @@ pub mod errno {
     pub const EROFS: i32 = 30;
     pub const EMLINK: i32 = 31;
     pub const EPIPE: i32 = 32;
+    pub const EDEADLK: i32 = 35;
     pub const ENAMETOOLONG: i32 = 36;
     pub const ENOSYS: i32 = 38;
     pub const ENOTEMPTY: i32 = 39;
     pub const ELOOP: i32 = 40;
-    pub const EDQUOT: i32 = 122;
-    pub const ESTALE: i32 = 116;
-    pub const ETIMEDOUT: i32 = 110;
     pub const EOPNOTSUPP: i32 = 95;
+    pub const EADDRINUSE: i32 = 98;
+    pub const EADDRNOTAVAIL: i32 = 99;
+    pub const ENETDOWN: i32 = 100;
+    pub const ENETUNREACH: i32 = 101;
+    pub const ECONNABORTED: i32 = 103;
+    pub const ECONNRESET: i32 = 104;
+    pub const ENOTCONN: i32 = 107;
+    pub const ETIMEDOUT: i32 = 110;
+    pub const ECONNREFUSED: i32 = 111;
+    pub const EHOSTUNREACH: i32 = 113;
+    pub const EINPROGRESS: i32 = 115;
+    pub const ESTALE: i32 = 116;
+    pub const EDQUOT: i32 = 122;
+
+    /// glibc's `strerror` text for each code from 0 ("Success") to 133
+    /// (`EHWPOISON`, the last Linux defines); "" where Linux has no code
+    /// (41, 58). A host test compares it with the host's C library.
+    pub const STRERROR: [&str; 134] = [
+        "Success",
+        "Operation not permitted",
+        "No such file or directory",
+        "No such process",
+        "Interrupted system call",
+        "Input/output error",
+        "No such device or address",
+        "Argument list too long",
+        "Exec format error",
+        "Bad file descriptor",
+        "No child processes",
+        "Resource temporarily unavailable",
+        "Cannot allocate memory",
+        "Permission denied",
+        "Bad address",
+        "Block device required",
+        "Device or resource busy",
+        "File exists",
+        "Invalid cross-device link",
+        "No such device",
+        "Not a directory",
+        "Is a directory",
+        "Invalid argument",
+        "Too many open files in system",
+        "Too many open files",
+        "Inappropriate ioctl for device",
+        "Text file busy",
+        "File too large",
+        "No space left on device",
+        "Illegal seek",
+        "Read-only file system",
+        "Too many links",
+        "Broken pipe",
+        "Numerical argument out of domain",
+        "Numerical result out of range",
+        "Resource deadlock avoided",
+        "File name too long",
+        "No locks available",
+        "Function not implemented",
+        "Directory not empty",
+        "Too many levels of symbolic links",
+        "",
+        "No message of desired type",
+        "Identifier removed",
+        "Channel number out of range",
+        "Level 2 not synchronized",
+        "Level 3 halted",
+        "Level 3 reset",
+        "Link number out of range",
+        "Protocol driver not attached",
+        "No CSI structure available",
+        "Level 2 halted",
+        "Invalid exchange",
+        "Invalid request descriptor",
+        "Exchange full",
+        "No anode",
+        "Invalid request code",
+        "Invalid slot",
+        "",
+        "Bad font file format",
+        "Device not a stream",
+        "No data available",
+        "Timer expired",
+        "Out of streams resources",
+        "Machine is not on the network",
+        "Package not installed",
+        "Object is remote",
+        "Link has been severed",
+        "Advertise error",
+        "Srmount error",
+        "Communication error on send",
+        "Protocol error",
+        "Multihop attempted",
+        "RFS specific error",
+        "Bad message",
+        "Value too large for defined data type",
+        "Name not unique on network",
+        "File descriptor in bad state",
+        "Remote address changed",
+        "Can not access a needed shared library",
+        "Accessing a corrupted shared library",
+        ".lib section in a.out corrupted",
+        "Attempting to link in too many shared libraries",
+        "Cannot exec a shared library directly",
+        "Invalid or incomplete multibyte or wide character",
+        "Interrupted system call should be restarted",
+        "Streams pipe error",
+        "Too many users",
+        "Socket operation on non-socket",
+        "Destination address required",
+        "Message too long",
+        "Protocol wrong type for socket",
+        "Protocol not available",
+        "Protocol not supported",
+        "Socket type not supported",
+        "Operation not supported",
+        "Protocol family not supported",
+        "Address family not supported by protocol",
+        "Address already in use",
+        "Cannot assign requested address",
+        "Network is down",
+        "Network is unreachable",
+        "Network dropped connection on reset",
+        "Software caused connection abort",
+        "Connection reset by peer",
+        "No buffer space available",
+        "Transport endpoint is already connected",
+        "Transport endpoint is not connected",
+        "Cannot send after transport endpoint shutdown",
+        "Too many references: cannot splice",
+        "Connection timed out",
+        "Connection refused",
+        "Host is down",
+        "No route to host",
+        "Operation already in progress",
+        "Operation now in progress",
+        "Stale file handle",
+        "Structure needs cleaning",
+        "Not a XENIX named type file",
+        "No XENIX semaphores available",
+        "Is a named type file",
+        "Remote I/O error",
+        "Disk quota exceeded",
+        "No medium found",
+        "Wrong medium type",
+        "Operation canceled",
+        "Required key not available",
+        "Key has expired",
+        "Key has been revoked",
+        "Key was rejected by service",
+        "Owner died",
+        "State not recoverable",
+        "Operation not possible due to RF-kill",
+        "Memory page has hardware error",
+    ];
+
+    /// The C library's text for `code`, as `strerror` gives it; `None` where
+    /// glibc says "Unknown error {code}".
+    pub fn strerror(code: i32) -> Option<&'static str> {
+        let text = *STRERROR.get(usize::try_from(code).ok()?)?;
+        (!text.is_empty()).then_some(text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use std::string::{String, ToString};
+
+    /// The host's std on Linux formats an OS error as "TEXT (os error N)",
+    /// TEXT from the C library's `strerror_r`.
+    fn host_text(code: i32) -> String {
+        let full = std::io::Error::from_raw_os_error(code).to_string();
+        let suffix = std::format!(" (os error {code})");
+        full.strip_suffix(&suffix).expect("std's Linux format").to_string()
+    }
+
+    #[test]
+    fn strerror_is_the_host_c_librarys() {
+        for code in -1..=140 {
+            let ours = super::errno::strerror(code).map_or_else(|| std::format!("Unknown error {code}"), String::from);
+            assert_eq!(ours, host_text(code), "errno {code}");
+        }
+        assert_eq!(super::errno::strerror(0), Some("Success"));
+    }
 }

@@ -46,7 +46,7 @@ pub const DEFAULT_IDLE_SLEEP_NS: u32 = 1000;
 /// `LaunchBlock::magic`: "GPUT" little endian.
 pub const LAUNCH_MAGIC: u32 = 0x5455_5047;
 /// Bumped on every incompatible change of this module.
-pub const ABI_VERSION: u32 = 6;
+pub const ABI_VERSION: u32 = 7;
 
 /// Lanes of each NVIDIA warp that run frames, and so get a stack in
 /// [`LaunchBlock::stacks`]: all 32 (the other 31 run `gpu_lanes` work while
@@ -138,6 +138,10 @@ pub struct LaunchBlock {
     /// of zeroed device memory, where producers find out whether a slot is
     /// free without reading the ring's host memory (see [`RingRoom`]).
     pub ring_room: u64,
+    /// The program's executable, what `env::current_exe` returns: the
+    /// absolute path of the code object the launcher loaded (`len` 0: none
+    /// known). Its bytes are device-readable for the whole program.
+    pub exe: StrRef,
 }
 
 /// Stack bytes of each lane but the leader: they run the lane loop and
@@ -343,7 +347,7 @@ pub const FLAG_REPLY: u32 = 2;
 /// Highest opcode a host accepts.
 pub const OP_MAX: u32 = OP_CALL_MORE;
 
-const _: () = assert!(core::mem::size_of::<LaunchBlock>() == 160);
+const _: () = assert!(core::mem::size_of::<LaunchBlock>() == 176);
 const _: () = assert!(core::mem::size_of::<StrRef>() == 16);
 const _: () = assert!(core::mem::size_of::<ThreadSlotPublic>() == 64);
 const _: () = assert!(core::mem::size_of::<ThreadSlotPublic>() <= THREAD_SLOT_BYTES);

@@ -20,7 +20,7 @@ use crate::ring::{self, Packet};
 use crate::runtime::{Runtime, leave_if_exiting};
 use crate::{futex, process, threads, tls};
 
-pub use process::{arg, argc, env, envc, monotonic_ns, random_u64, unix_time_ns};
+pub use process::{arg, argc, env, envc, exe, monotonic_ns, random_u64, unix_time_ns};
 
 /// `__gpu_std_spawn`.
 ///

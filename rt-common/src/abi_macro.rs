@@ -74,6 +74,10 @@ macro_rules! define_gpu_std_abi {
             $crate::abi_impl::arg($rt, i, len_out)
         }
         #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn __gpu_std_exe(len_out: *mut usize) -> *const u8 {
+            $crate::abi_impl::exe($rt, len_out)
+        }
+        #[unsafe(no_mangle)]
         pub extern "C" fn __gpu_std_envc() -> usize {
             $crate::abi_impl::envc($rt)
         }

@@ -80,6 +80,17 @@ pub fn arg(rt: &Runtime, i: usize, len_out: *mut usize) -> *const u8 {
     str_at(rt.launch().argv, rt.launch().argc, i, len_out)
 }
 
+/// `__gpu_std_exe`: the executable's path, null if the launcher gave none.
+pub fn exe(rt: &Runtime, len_out: *mut usize) -> *const u8 {
+    let s = rt.launch().exe;
+    let ptr = if s.len == 0 { core::ptr::null() } else { s.ptr as usize as *const u8 };
+    if !len_out.is_null() {
+        // SAFETY: std passes a valid out-pointer (or null, checked).
+        unsafe { *len_out = if ptr.is_null() { 0 } else { s.len as usize } };
+    }
+    ptr
+}
+
 /// `__gpu_std_envc`.
 pub fn envc(rt: &Runtime) -> usize {
     rt.launch().envc as usize

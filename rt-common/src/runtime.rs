@@ -15,7 +15,7 @@ use crate::backoff::Backoff;
 use crate::hal::Hal;
 use crate::heap::Heap;
 use crate::primitive::{Ordering::Relaxed, maybe_const_fn};
-use rt_abi::protocol::{LaunchBlock, THREAD_EXITED, WAIT_NONE};
+use rt_abi::protocol::{LaunchBlock, StrRef, THREAD_EXITED, WAIT_NONE};
 use crate::ring::RawRing;
 use crate::slot::{SLOT_STRIDE, Slot};
 use crate::tls::TlsKeys;
@@ -60,6 +60,7 @@ impl Runtime {
                         argc: 0, argv: 0, envc: 0, envp: 0, epoch_unix_ns: 0,
                         idle_sleep_ns: 0, random_seed: 0, flags: 0, block_warps: 0,
                         stack_lanes: 0, stacks: 0, call_stack_size: 0, ring_tickets: 0, ring_room: 0,
+                        exe: StrRef { ptr: 0, len: 0 },
                     },
                     start_ticks: 0,
                     idle_sleep_ns: DEFAULT_IDLE_SLEEP_NS,

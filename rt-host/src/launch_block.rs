@@ -38,6 +38,8 @@ pub fn launch_block_bytes(lb: &LaunchBlock) -> [u8; LAUNCH_BLOCK_BYTES] {
         (offset_of!(LaunchBlock, call_stack_size), lb.call_stack_size),
         (offset_of!(LaunchBlock, ring_tickets), lb.ring_tickets),
         (offset_of!(LaunchBlock, ring_room), lb.ring_room),
+        (offset_of!(LaunchBlock, exe) + offset_of!(StrRef, ptr), lb.exe.ptr),
+        (offset_of!(LaunchBlock, exe) + offset_of!(StrRef, len), lb.exe.len),
     ];
     for (off, v) in fields64 {
         b[off..off + 8].copy_from_slice(&v.to_le_bytes());
@@ -47,22 +49,24 @@ pub fn launch_block_bytes(lb: &LaunchBlock) -> [u8; LAUNCH_BLOCK_BYTES] {
 
 /// The argument and environment tables and their strings, laid out for a
 /// device allocation at `base`: `argc` [`StrRef`]s, `envc` [`StrRef`]s, then
-/// the bytes (each string followed by a NUL that `len` does not count).
+/// the bytes (each string followed by a NUL that `len` does not count), the
+/// executable's path ([`LaunchBlock::exe`]) last.
 pub struct StringTables {
     pub bytes: Vec<u8>,
     pub argc: u64,
     pub argv: u64,
     pub envc: u64,
     pub envp: u64,
+    pub exe: StrRef,
 }
 
 /// Bytes [`string_tables`] needs.
-pub fn string_tables_size(args: &[Vec<u8>], env: &[Vec<u8>]) -> usize {
+pub fn string_tables_size(args: &[Vec<u8>], env: &[Vec<u8>], exe: &[u8]) -> usize {
     let refs = (args.len() + env.len()) * size_of::<StrRef>();
-    refs + args.iter().chain(env).map(|s| s.len() + 1).sum::<usize>()
+    refs + args.iter().chain(env).map(|s| s.len() + 1).sum::<usize>() + exe.len() + 1
 }
 
-pub fn string_tables(base: u64, args: &[Vec<u8>], env: &[Vec<u8>]) -> StringTables {
+pub fn string_tables(base: u64, args: &[Vec<u8>], env: &[Vec<u8>], exe: &[u8]) -> StringTables {
     let nrefs = args.len() + env.len();
     let mut refs = Vec::with_capacity(nrefs * 16);
     let mut strings = Vec::new();
@@ -74,6 +78,9 @@ pub fn string_tables(base: u64, args: &[Vec<u8>], env: &[Vec<u8>]) -> StringTabl
         strings.extend_from_slice(s);
         strings.push(0);
     }
+    let exe_ref = StrRef { ptr: strings_base + strings.len() as u64, len: exe.len() as u64 };
+    strings.extend_from_slice(exe);
+    strings.push(0);
     refs.extend_from_slice(&strings);
     StringTables {
         bytes: refs,
@@ -81,6 +88,7 @@ pub fn string_tables(base: u64, args: &[Vec<u8>], env: &[Vec<u8>]) -> StringTabl
         argv: base,
         envc: env.len() as u64,
         envp: base + (args.len() * size_of::<StrRef>()) as u64,
+        exe: exe_ref,
     }
 }
 
@@ -105,6 +113,7 @@ mod tests {
             call_stack_size: 0x4444,
             ring_tickets: 0x5555,
             ring_room: 0x6666,
+            exe: StrRef { ptr: 0x7777, len: 0x8888 },
             ..Default::default()
         };
         let b = launch_block_bytes(&lb);
@@ -121,8 +130,11 @@ mod tests {
         let t = offset_of!(LaunchBlock, ring_tickets);
         assert_eq!(u64::from_le_bytes(b[t..t + 8].try_into().unwrap()), 0x5555);
         let r = offset_of!(LaunchBlock, ring_room);
-        assert_eq!(r, LAUNCH_BLOCK_BYTES - 8, "the last field");
         assert_eq!(u64::from_le_bytes(b[r..r + 8].try_into().unwrap()), 0x6666);
+        let e = offset_of!(LaunchBlock, exe);
+        assert_eq!(e, LAUNCH_BLOCK_BYTES - 16, "the last field");
+        assert_eq!(u64::from_le_bytes(b[e..e + 8].try_into().unwrap()), 0x7777);
+        assert_eq!(u64::from_le_bytes(b[e + 8..e + 16].try_into().unwrap()), 0x8888);
         let s = offset_of!(LaunchBlock, stacks);
         assert_eq!(u64::from_le_bytes(b[s..s + 8].try_into().unwrap()), 0x3333);
         let w = offset_of!(LaunchBlock, block_warps);
@@ -134,8 +146,8 @@ mod tests {
         let args = vec![b"prog".to_vec(), b"--x".to_vec()];
         let env = vec![b"A=1".to_vec()];
         let base = 0x7000_0000;
-        let t = string_tables(base, &args, &env);
-        assert_eq!(t.bytes.len(), string_tables_size(&args, &env));
+        let t = string_tables(base, &args, &env, b"/bin/prog.elf");
+        assert_eq!(t.bytes.len(), string_tables_size(&args, &env, b"/bin/prog.elf"));
         assert_eq!((t.argc, t.envc, t.argv, t.envp), (2, 1, base, base + 32));
         let read = |i: usize| {
             let r = &t.bytes[i * 16..i * 16 + 16];
@@ -146,5 +158,7 @@ mod tests {
         assert_eq!(read(0), b"prog");
         assert_eq!(read(1), b"--x");
         assert_eq!(read(2), b"A=1");
+        let exe = (t.exe.ptr - base) as usize;
+        assert_eq!(&t.bytes[exe..exe + t.exe.len as usize + 1], b"/bin/prog.elf\0");
     }
 }

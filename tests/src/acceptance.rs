@@ -121,6 +121,13 @@ pub const CHECKS: &[Check] = &[
         .expect(&[(StderrHas("sleeps-forever"), "timeout report names the sleeping thread"), (StderrHas("waits-for-lock"), "... and the blocked one")]),
     check("fault", Compiled("fault"), 5).expect(&[(StdoutHas("printed before the fault"), "output before the fault kept")]),
     check("exit-code", Compiled("exit-code"), 7),
+    // As Linux's exit(2): the code's low 8 bits.
+    check("exit-code-negative", Compiled("exit-code"), 255).args(&["-1"]),
+    check("exit-code-wraps", Compiled("exit-code"), 7).args(&["263"]),
+    // args[0], current_exe, Permissions' Debug, every errno's text and kind.
+    check("std-details", Compiled("std-details"), 0)
+        .args(&["{logs}/std-details-work"])
+        .expect(&[(StdoutIsFile("std-details"), "std details print as on the host (Linux)")]),
     check("maths", Compiled("maths"), 0).expect(&[(StdoutLine("maths: 27 of 27 correct"), "f32/f64 maths and 128-bit integer conversions correct")]),
     // rayon, crossbeam-channel, parking_lot, serde_json and regex, unmodified,
     // at the default stacks: the GPU's output must be the host's.
@@ -234,6 +241,9 @@ pub const EMULATED: &[(&str, &[&str])] = &[
     ("hang", &[]),
     ("fault", &[]),
     ("exit-code", &[]),
+    ("exit-code-negative", &[]),
+    ("exit-code-wraps", &[]),
+    ("std-details", &[]),
     ("maths", &[]),
     ("lanes", &[]),
     ("spawn-cycles-1k", &[]),

@@ -19,6 +19,13 @@ pub const EM_CUDA: u16 = 190;
 pub const EM_AMDGPU: u16 = 224;
 /// Magic of a CUDA fatbinary (`__cudaFatFormat`), little endian.
 const FATBIN_MAGIC: u32 = 0xBA55_ED50;
+/// The largest code object gpurun reads: 1 GiB, some 80 times the largest
+/// program built here (real-crates' 13 MB of PTX), so a wrong path to a big
+/// file is an error, not a wait while it is read into memory.
+pub const MAX_CODE_OBJECT_BYTES: u64 = 1 << 30;
+/// Bytes read first: enough for every format's header and for
+/// [`ptx::looks_like_ptx`], which looks at this much text.
+const HEAD_BYTES: usize = 4096;
 
 /// A code object read from disk, with what its header says.
 #[derive(Clone, Debug)]
@@ -78,8 +85,15 @@ impl AmdgpuInfo {
 
 #[derive(Debug, thiserror::Error)]
 pub enum CodeObjectError {
-    #[error("cannot read {path}: {source}")]
-    Read { path: PathBuf, source: std::io::Error },
+    #[error("cannot read {path}: {error}")]
+    Read { path: PathBuf, error: std::io::Error },
+    #[error("{path} is {what}, not a file: gpurun runs a code object file or a crate directory")]
+    NotAFile { path: PathBuf, what: &'static str },
+    #[error(
+        "{path} is {size} bytes, more than the {} GiB a code object may have: is it the program?",
+        MAX_CODE_OBJECT_BYTES >> 30
+    )]
+    TooLarge { path: PathBuf, size: u64 },
     #[error(
         "{path}: {what}. gpurun runs AMDGPU code objects (ELF) and NVIDIA PTX or cubin files built for a GPU target"
     )]
@@ -89,9 +103,51 @@ pub enum CodeObjectError {
 }
 
 impl CodeObject {
-    /// Reads and classifies a code object file.
+    /// Reads and classifies a code object file: only a regular file (a FIFO
+    /// or a device could block or never end), its header first (anything
+    /// else is refused unread), at most [`MAX_CODE_OBJECT_BYTES`].
     pub fn read(path: &Path) -> Result<CodeObject, CodeObjectError> {
-        let bytes = std::fs::read(path).map_err(|source| CodeObjectError::Read { path: path.to_path_buf(), source })?;
+        use std::io::Read;
+        use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+        let read_err = |error| CodeObjectError::Read { path: path.to_path_buf(), error };
+        // O_NONBLOCK: opening a FIFO with no writer returns at once instead of
+        // waiting for one; the check below then refuses it.
+        let mut file =
+            std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path).map_err(read_err)?;
+        let meta = file.metadata().map_err(read_err)?;
+        let t = meta.file_type();
+        if !t.is_file() {
+            let what = if t.is_dir() {
+                "a directory"
+            } else if t.is_fifo() {
+                "a FIFO (named pipe)"
+            } else if t.is_char_device() {
+                "a character device"
+            } else if t.is_block_device() {
+                "a block device"
+            } else if t.is_socket() {
+                "a socket"
+            } else {
+                "not a regular file"
+            };
+            return Err(CodeObjectError::NotAFile { path: path.to_path_buf(), what });
+        }
+        let mut bytes = Vec::new();
+        (&mut file).take(HEAD_BYTES as u64).read_to_end(&mut bytes).map_err(read_err)?;
+        if let Err(e) = detect(&bytes)
+            && e.not_gpu
+        {
+            return Err(e.with_path(path));
+        }
+        let too_large = |size| CodeObjectError::TooLarge { path: path.to_path_buf(), size };
+        if meta.len() > MAX_CODE_OBJECT_BYTES {
+            return Err(too_large(meta.len()));
+        }
+        // The file may grow while it is read: one byte past the bound says so.
+        file.take(MAX_CODE_OBJECT_BYTES + 1 - bytes.len() as u64).read_to_end(&mut bytes).map_err(read_err)?;
+        if bytes.len() as u64 > MAX_CODE_OBJECT_BYTES {
+            return Err(too_large(bytes.len() as u64));
+        }
         Self::from_bytes(path, bytes)
     }
 

@@ -93,3 +93,65 @@ fn truncated_elves_never_panic() {
         let _ = detect(&b);
     }
 }
+
+/// `CodeObject::read` on a thread, failing the test if it takes over 10 s
+/// (a FIFO read blocks until a writer comes; a 2 GiB file read whole is slow).
+fn read_quickly(path: &Path) -> Result<CodeObject, CodeObjectError> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let p = path.to_path_buf();
+    std::thread::spawn(move || tx.send(CodeObject::read(&p)));
+    rx.recv_timeout(std::time::Duration::from_secs(10)).unwrap_or_else(|_| panic!("reading {} hung", path.display()))
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gpurun-codeobj-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    let _ = std::fs::remove_file(&p);
+    p
+}
+
+#[test]
+fn only_regular_files_are_read() {
+    let fifo = scratch("prog.fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if made.as_ref().is_ok_and(|s| s.success()) {
+        let e = read_quickly(&fifo).unwrap_err();
+        assert!(matches!(e, CodeObjectError::NotAFile { .. }), "{e}");
+        assert_eq!(e.to_string(), format!("{} is a FIFO (named pipe), not a file: gpurun runs a code object file or a crate directory", fifo.display()));
+    } else {
+        println!("skipped the FIFO: mkfifo failed ({made:?})");
+    }
+    let e = read_quickly(Path::new("/dev/zero")).unwrap_err();
+    assert!(e.to_string().contains("/dev/zero is a character device, not a file"), "{e}");
+    let e = read_quickly(Path::new("/nonexistent/p.ptx")).unwrap_err();
+    assert_eq!(e.to_string(), "cannot read /nonexistent/p.ptx: No such file or directory (os error 2)");
+}
+
+#[test]
+fn the_header_is_checked_before_the_rest_is_read_and_size_is_bounded() {
+    // 2 GiB, sparse: zeros after a header.
+    let big = 2u64 << 30;
+    let zeros = scratch("zeros.bin");
+    std::fs::File::create(&zeros).unwrap().set_len(big).unwrap();
+    let e = read_quickly(&zeros).unwrap_err();
+    assert!(matches!(e, CodeObjectError::NotGpu { .. }), "refused from its header: {e}");
+    let amd = scratch("big.elf");
+    std::fs::write(&amd, amdgpu_elf(0x3f, None)).unwrap();
+    std::fs::OpenOptions::new().write(true).open(&amd).unwrap().set_len(big).unwrap();
+    let e = read_quickly(&amd).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!("{} is {big} bytes, more than the 1 GiB a code object may have: is it the program?", amd.display())
+    );
+    // A small one is read whole, past the first 4 KiB.
+    let text = format!("{}{}", ptx("8.0", "sm_90"), "// padding\n".repeat(1000));
+    let p = scratch("prog.ptx");
+    std::fs::write(&p, &text).unwrap();
+    let code = read_quickly(&p).unwrap();
+    assert_eq!(code.bytes, text.as_bytes());
+    assert!(matches!(code.kind, Kind::Ptx(_)));
+    for f in [zeros, amd, p] {
+        let _ = std::fs::remove_file(f);
+    }
+}

@@ -222,6 +222,55 @@ fn hello_and_exit_code() {
 }
 
 #[test]
+fn stacks_past_the_address_space_are_a_usage_error() {
+    // 70368744177416K: 2^56 + 8K bytes a thread, which multiplied by the
+    // warps wrapped to a small allocation.
+    let big = 70368744177416u64 << 10;
+    let e = super::stacks_bytes(big, 32, 256).unwrap_err();
+    assert_eq!(e.exit_code(), exit::USAGE);
+    assert!(e.to_string().starts_with(&format!("--stack-size {big}: ")), "{e}");
+    assert!(super::stacks_bytes(u64::MAX, 32, 1).is_err(), "the per-warp sum overflows too");
+    assert_eq!(super::stacks_bytes(512 << 10, 32, 2).unwrap(), 2 * ((512 << 10) + 31 * (8 << 10)));
+}
+
+#[test]
+fn a_size_the_device_cannot_allocate_names_its_option() {
+    let api = || BackendError::Api { call: "cuMemAlloc", name: "CUDA_ERROR_OUT_OF_MEMORY".into(), desc: String::new(), hint: "h".into() };
+    let e = super::refused_size("--heap-size", 1 << 50, api());
+    assert_eq!(e.exit_code(), exit::USAGE);
+    assert_eq!(
+        e.to_string(),
+        "--heap-size 1125899906842624: the device could not allocate it (cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY); lower --heap-size"
+    );
+}
+
+#[test]
+fn exit_status_is_the_codes_low_byte() {
+    for (code, status) in [(-1i32, 255), (263, 7), (256, 0)] {
+        let (r, _) = run_with(RunOptions::default(), move |d| {
+            d.producer().send(0, OP_EXIT, 0, code as u32 as u64, &[]);
+            Ok(())
+        });
+        let r = r.unwrap();
+        assert_eq!((r.status.exit_code, r.status.program_exit_code), (status, Some(code)), "exit({code})");
+    }
+}
+
+#[test]
+fn the_executable_reaches_the_device() {
+    let opts = RunOptions { exe: b"/abs/prog.elf".to_vec(), ..Default::default() };
+    let (r, out) = run_with(opts, |d| {
+        // SAFETY: exe points at len bytes of the launch block's allocation.
+        let exe = unsafe { std::slice::from_raw_parts(d.lb.exe.ptr as *const u8, d.lb.exe.len as usize) };
+        d.producer().write(0, 1, exe);
+        d.producer().send(0, OP_EXIT, 0, 0, &[]);
+        Ok(())
+    });
+    assert_eq!(r.unwrap().status.exit_code, 0);
+    assert_eq!(text(&out, 1), "/abs/prog.elf");
+}
+
+#[test]
 fn arguments_reach_the_device() {
     let opts = RunOptions {
         args: vec![b"prog".to_vec(), b"a b".to_vec()],

@@ -59,7 +59,7 @@ fn write_and_read_back(path: &[u8], data: &[u8]) {
     let (s, st, _) = call_reply(CALL_FSTAT, &[f as u64], &[], STAT_BYTES);
     assert_eq!(s, 0);
     let st = Stat::from_bytes(st.as_slice().try_into().unwrap());
-    assert_eq!((st.size, st.kind, st.mode), (data.len() as u64, KIND_FILE, 0o640));
+    assert_eq!((st.size, st.kind, st.mode), (data.len() as u64, KIND_FILE, 0o100640), "the whole st_mode");
     assert_eq!(call(CALL_CLOSE, &[f as u64], &[]), 0);
     assert_eq!(call(CALL_CLOSE, &[f as u64], &[]), err(errno::EBADF));
 }

@@ -265,6 +265,7 @@ fn run_with<H: Hal, F: FnOnce() -> i32 + Send + 'static>(cfg: Config, main: F) -
         stack_lanes: cfg.launch_stack_lanes.unwrap_or(H::PARALLEL_LANES),
         stacks: if cfg.shared_stacks { 1 } else { 0 },
         call_stack_size: 0, ring_tickets: 0, ring_room: room.addr(),
+        exe: StrRef::default(),
     });
     let shared = Arc::new(Shared {
         rt: Runtime::new(),

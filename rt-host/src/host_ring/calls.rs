@@ -487,7 +487,7 @@ pub fn stat_of(m: &Metadata) -> Stat {
         size: m.len(),
         kind: kind_of(m.file_type()),
         has_created: created.is_some(),
-        mode: m.mode() & 0o7777,
+        mode: m.mode(),
         modified: (m.mtime(), m.mtime_nsec().clamp(0, 999_999_999) as u32),
         accessed: (m.atime(), m.atime_nsec().clamp(0, 999_999_999) as u32),
         created: created.unwrap_or((0, 0)),

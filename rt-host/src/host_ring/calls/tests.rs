@@ -89,7 +89,7 @@ fn open_write_seek_read_close() {
     assert_eq!(seek(&mut c, f, SEEK_END, -5), 6);
     assert_eq!(read(&mut c, f, 0), (0, vec![]));
     let st = fstat(&mut c, f);
-    assert_eq!((st.size, st.kind, st.mode), (11, KIND_FILE, 0o600));
+    assert_eq!((st.size, st.kind, st.mode), (11, KIND_FILE, 0o100600), "the whole st_mode");
     assert_eq!(c.open_files(), 1);
     assert_eq!(simple(&mut c, CALL_CLOSE, &[f as u64], &[]), 0);
     assert_eq!(c.open_files(), 0);
@@ -181,7 +181,7 @@ fn stat_follows_symlinks_or_not() {
     }
     let meta = std::fs::metadata(d.0.join("f")).unwrap();
     assert_eq!(st, stat_of(&meta));
-    assert_eq!(st.mode, meta.mode() & 0o7777);
+    assert_eq!(st.mode, meta.mode(), "the whole st_mode: file type and permission bits");
     let l = stat(&mut c, &d.path("link"), false).unwrap();
     assert_eq!((l.kind, l.size), (KIND_SYMLINK, 1));
     assert_eq!(stat(&mut c, &d.path("nope"), true), Err(err(errno::ENOENT)));
@@ -252,9 +252,9 @@ fn directories_and_names() {
     // Permissions (type bits in the mode are ignored, as chmod does).
     assert_eq!(simple(&mut c, CALL_SET_PERM, &[0o100444], &[&to]), 0);
     assert_eq!(std::fs::metadata(d.0.join("g")).unwrap().mode() & 0o7777, 0o444);
-    assert_eq!(stat(&mut c, &to, true).unwrap().mode, 0o444);
+    assert_eq!(stat(&mut c, &to, true).unwrap().mode, 0o100444);
     assert_eq!(simple(&mut c, CALL_SET_PERM, &[0o640], &[&to]), 0);
-    assert_eq!(stat(&mut c, &to, true).unwrap().mode, 0o640);
+    assert_eq!(stat(&mut c, &to, true).unwrap().mode, 0o100640);
     assert_eq!(simple(&mut c, CALL_SET_PERM, &[0o640], &[&d.path("nope")]), err(errno::ENOENT));
 }
 

@@ -133,7 +133,51 @@ impl FilePermissions {
 
 impl fmt::Debug for FilePermissions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("FilePermissions").field("mode", &format_args!("{:#o}", self.mode)).finish()
+        f.debug_struct("FilePermissions").field("mode", &Mode(self.mode)).finish()
+    }
+}
+
+/// A Linux `st_mode` shown as std on Unix shows it: octal, then the
+/// file type and permissions as `ls -l` writes them (`0o100644 (-rw-r--r--)`).
+struct Mode(u32);
+
+impl fmt::Debug for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use fmt::Write;
+        let Self(mode) = *self;
+        write!(f, "0o{mode:06o}")?;
+        let entry_type = match mode & 0o170000 {
+            0o040000 => 'd',
+            0o060000 => 'b',
+            0o020000 => 'c',
+            0o120000 => 'l',
+            0o010000 => 'p',
+            0o100000 => '-',
+            _ => return Ok(()),
+        };
+        let bit = |b: u32, c: char| if mode & b != 0 { c } else { '-' };
+        // The execute column: `special` (setuid, setgid, sticky) shows as
+        // `s`/`S`, or `t`/`T` for sticky on a directory, as `ls` does.
+        let exec = |x: u32, special: u32, set: char| match (mode & x != 0, mode & special != 0) {
+            (true, true) => set,
+            (false, true) => set.to_ascii_uppercase(),
+            (true, false) => 'x',
+            (false, false) => '-',
+        };
+        f.write_str(" (")?;
+        f.write_char(entry_type)?;
+        f.write_char(bit(0o400, 'r'))?;
+        f.write_char(bit(0o200, 'w'))?;
+        f.write_char(exec(0o100, 0o4000, 's'))?;
+        f.write_char(bit(0o040, 'r'))?;
+        f.write_char(bit(0o020, 'w'))?;
+        f.write_char(exec(0o010, 0o2000, 's'))?;
+        f.write_char(bit(0o004, 'r'))?;
+        f.write_char(bit(0o002, 'w'))?;
+        // Sticky shows only on a directory.
+        let sticky = if entry_type == 'd' { 0o1000 } else { 0 };
+        f.write_char(exec(0o001, sticky, 't'))?;
+        f.write_char(')')
     }
 }
 

@@ -74,9 +74,21 @@ impl fmt::Display for JoinPathsError {
 
 impl crate::error::Error for JoinPathsError {}
 
-/// A GPU program has no executable file of its own on the host.
+/// The code object the launcher loaded, made absolute by it (as Linux's
+/// `/proc/self/exe`); an error only if the launcher named none.
 pub fn current_exe() -> io::Result<PathBuf> {
-    unsupported()
+    let mut len = 0;
+    // SAFETY: the runtime returns null or `len` bytes that live until the
+    // program ends (`LaunchBlock::exe`).
+    let bytes = unsafe {
+        let ptr = crate::sys::pal::abi::__gpu_std_exe(&mut len);
+        if ptr.is_null() {
+            return Err(io::const_error!(io::ErrorKind::NotFound, "the launcher named no executable"));
+        }
+        crate::slice::from_raw_parts(ptr, len)
+    };
+    // SAFETY: the bytes of a Unix host's path (any bytes are an `OsStr` here).
+    Ok(PathBuf::from(unsafe { OsStr::from_encoded_bytes_unchecked(bytes) }))
 }
 
 /// `TMPDIR` as the launcher's environment has it, else `/tmp` (as on Unix).

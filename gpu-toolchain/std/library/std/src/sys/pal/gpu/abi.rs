@@ -34,6 +34,7 @@ pub use rt::{
     __gpu_std_detach,
     __gpu_std_env,
     __gpu_std_envc,
+    __gpu_std_exe,
     __gpu_std_exit,
     __gpu_std_flush,
     __gpu_std_futex_wait,
