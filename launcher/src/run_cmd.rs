@@ -141,6 +141,16 @@ fn run_inner(args: &RunArgs, status: &mut RunStatus) -> anyhow::Result<i32> {
     // code object that runs, made absolute (as Linux's /proc/self/exe).
     let argv0 = program.as_os_str().to_owned();
     let exe = code_path.canonicalize().or_else(|_| std::path::absolute(&code_path)).unwrap_or_else(|_| code_path.clone());
+    // Under --fs-root the program sees paths inside the root: the code
+    // object's path there, or none (current_exe: NotFound) when it lies outside.
+    let exe = match &args.fs_root {
+        None => exe,
+        Some(root) => root
+            .canonicalize()
+            .ok()
+            .and_then(|r| exe.strip_prefix(r).ok().map(|inside| Path::new("/").join(inside)))
+            .unwrap_or_default(),
+    };
     let opts = RunOptions {
         threads: args.threads,
         stack_size: args.stack_size,
