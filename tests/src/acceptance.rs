@@ -193,6 +193,7 @@ pub const CHECKS: &[Check] = &[
         (StdoutLine("escape up/etc/passwd: NotFound"), "a symlink up does not lead out"),
         (StdoutLine("set_current_dir inside.txt: NotADirectory"), "set_current_dir of a file is std's error"),
         (StdoutLine("env: FS_ROOT_CHECK RAYON_NUM_THREADS"), "the environment is the allow-list"),
+        (StdoutLine("current_exe: NotFound"), "current_exe outside the root is not named"),
     ]),
     check("cwd", Compiled("fs-root"), 0)
         .args(&["--cwd", "{logs}"])
