@@ -259,7 +259,7 @@ fn many_threads_large_and_small_never_overlap() {
     // Small blocks' chunks stay with the small classes (taken from the top,
     // or lower when large blocks filled it); the rest merged.
     let s = shared.0.stats::<H>();
-    assert!(s.largest_free >= 64 << 20, "{s:?}");
+    assert!(s.largest_free >= 16 << 20 && s.free >= 200 << 20, "{s:?}");
     let p = shared.0.alloc::<H>(None, s.largest_free as usize, 8);
     assert!(!p.is_null(), "the largest free extent is free: {s:?}");
 }
