@@ -328,3 +328,13 @@ fn a_100_gib_block_in_a_160_gib_heap() {
     // SAFETY: the mapping made above, no longer used.
     unsafe { libc::munmap(base, bytes) };
 }
+
+#[test]
+fn far_too_large_is_null() {
+    let (h, _b) = heap(16 * MIB);
+    for bytes in [1usize << 50, 1 << 40, usize::MAX / 2, usize::MAX] {
+        for align in [1, 8, 4096, 1 << 16] {
+            assert!(h.alloc::<H>(None, bytes, align).is_null(), "{bytes} bytes, align {align}");
+        }
+    }
+}

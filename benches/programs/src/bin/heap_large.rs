@@ -19,7 +19,12 @@ fn largest_block(step: usize) -> usize {
     while hi - lo > step {
         let mid = lo + (hi - lo) / 2;
         let mut v: Vec<u8> = Vec::new();
-        if v.try_reserve_exact(mid).is_ok() { lo = mid } else { hi = mid }
+        // black_box: LLVM may remove an allocation never used, and its failure.
+        if std::hint::black_box(&mut v).try_reserve_exact(mid).is_ok() {
+            lo = mid
+        } else {
+            hi = mid
+        }
     }
     lo
 }

@@ -81,7 +81,7 @@ fn main() {
 
     // 1. One Vec of `size` bytes, every page written and read back.
     let mut big: Vec<u64> = Vec::new();
-    if let Err(e) = big.try_reserve_exact(size / 8) {
+    if let Err(e) = std::hint::black_box(&mut big).try_reserve_exact(size / 8) {
         println!("heap-big: a Vec of {size} bytes: {e}");
         std::process::exit(1);
     }
@@ -92,10 +92,12 @@ fn main() {
     println!("heap-big: {size} bytes in one Vec, {} pages written and read back by {threads} threads", size / PAGE);
 
     // 2. try_reserve beyond any device: an error value, nothing printed.
+    // black_box: LLVM may remove an allocation whose memory is never used,
+    // and with it the failure.
     let mut more: Vec<u8> = Vec::new();
-    match more.try_reserve(1 << 50) {
+    match std::hint::black_box(&mut more).try_reserve(1 << 50) {
         Err(e) => println!("heap-big: try_reserve of 1 PiB: Err ({e})"),
-        Ok(()) => panic!("heap-big: try_reserve of 1 PiB succeeded"),
+        Ok(()) => panic!("heap-big: try_reserve of 1 PiB succeeded: {:p}", more.as_ptr()),
     }
     drop(big);
 
