@@ -337,6 +337,10 @@ impl Heap {
     }
 
     /// A large block: whole pages, first fit.
+    /// Out of line: the small classes' paths, which the `heap` row times,
+    /// stay as small as they were.
+    #[cold]
+    #[inline(never)]
     fn alloc_large<H: Hal>(&self, size: usize, align: usize) -> *mut u8 {
         let size = size.max(1) as u64;
         self.locked::<H, _>(|pages| {
@@ -352,6 +356,10 @@ impl Heap {
     }
 
     /// Frees a large block of `size` bytes.
+    /// Out of line: the small classes' paths, which the `heap` row times,
+    /// stay as small as they were.
+    #[cold]
+    #[inline(never)]
     fn free_large<H: Hal>(&self, p: *mut u8, size: usize) {
         self.locked::<H, _>(|pages| {
             let n = pages.pages_for(size.max(1) as u64);
