@@ -48,6 +48,8 @@
 #define cudaOccupancyMaxActiveBlocksPerMultiprocessor hipOccupancyMaxActiveBlocksPerMultiprocessor
 #define cudaLaunchCooperativeKernel hipLaunchCooperativeKernel
 #define cudaMalloc hipMalloc
+#define cudaFree hipFree
+#define cudaMemGetInfo hipMemGetInfo
 #define cudaMemset hipMemset
 #define cudaMemcpy hipMemcpy
 #define cudaMemcpyDeviceToHost hipMemcpyDeviceToHost

@@ -57,7 +57,8 @@ pub const TOTAL_MEMORY: usize = 8 << 30;
 pub const ARCH_VAR: &str = "GPURUN_EMULATE";
 
 struct Alloc {
-    layout: std::alloc::Layout,
+    /// Bytes of the mapping.
+    len: usize,
 }
 
 struct LoadedModule {
@@ -268,21 +269,33 @@ pub extern "C" fn hipDeviceSynchronize() -> HipError {
 
 // ------------------------------------------------------------------ memory
 
+/// Device memory: an anonymous private mapping (page-aligned and zero, as
+/// `hipMalloc`'s memory is aligned; `MAP_NORESERVE`, so pages take host
+/// memory only once the program touches them).
 fn alloc(bytes: usize) -> Result<*mut c_void, HipError> {
-    let layout = std::alloc::Layout::from_size_align(bytes.max(1), 4096).map_err(|_| OUT_OF_MEMORY)?;
+    let len = bytes.max(1).checked_next_multiple_of(4096).ok_or(OUT_OF_MEMORY)?;
     let mut s = state();
-    if s.allocated.saturating_add(bytes) > TOTAL_MEMORY {
+    if s.allocated.saturating_add(len) > TOTAL_MEMORY {
         return Err(OUT_OF_MEMORY);
     }
-    // SAFETY: a non-zero size.
-    let p = unsafe { std::alloc::alloc_zeroed(layout) };
-    if p.is_null() {
+    // SAFETY: a new anonymous mapping; nothing else refers to it.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
         return Err(OUT_OF_MEMORY);
     }
     memory::register(p as u64, bytes as u64);
-    s.allocs.insert(p as usize, Alloc { layout });
-    s.allocated += layout.size();
-    Ok(p.cast())
+    s.allocs.insert(p as usize, Alloc { len });
+    s.allocated += len;
+    Ok(p)
 }
 
 fn free(p: *mut c_void) -> Result<(), HipError> {
@@ -291,10 +304,10 @@ fn free(p: *mut c_void) -> Result<(), HipError> {
     }
     let mut s = state();
     let a = s.allocs.remove(&(p as usize)).ok_or(INVALID_VALUE)?;
-    s.allocated -= a.layout.size();
+    s.allocated -= a.len;
     memory::unregister(p as u64);
-    // SAFETY: allocated by `alloc` with this layout, freed once (removed above).
-    unsafe { std::alloc::dealloc(p.cast(), a.layout) };
+    // SAFETY: mapped by `alloc` with this length, unmapped once (removed above).
+    unsafe { libc::munmap(p, a.len) };
     Ok(())
 }
 

@@ -144,13 +144,16 @@ pub struct RunArgs {
     /// this sizes the driver's call stack instead
     #[arg(long, allow_negative_numbers = true, value_parser = parse_stack_size)]
     pub stack_size: Option<u64>,
-    /// The driver's per-lane call stack, in bytes [default: 32K, less on a
+    /// The driver's per-lane call stack, in bytes [default: 64K, less on a
     /// device where every lane's share passes an eighth of its memory]: return
-    /// addresses and saved registers, about 16 bytes a level of recursion.
-    /// Deeper recursion stops with std's stack overflow report
+    /// addresses and saved registers, about 16 bytes a level of recursion on
+    /// NVIDIA. Deeper recursion stops with std's stack overflow report
     #[arg(long, allow_negative_numbers = true, value_parser = parse_stack_size)]
     pub call_stack_size: Option<u64>,
-    /// Device heap, in bytes [default: 512M or a quarter of free memory, the lesser]
+    /// Device heap, in bytes [default: the device's free memory once the
+    /// launch's stacks are allocated, less 1/32 (at least 1G, or a quarter)].
+    /// Blocks above 32K take whole pages and merge when freed; running out
+    /// prints std's message and this heap's size
     #[arg(long, allow_negative_numbers = true, value_parser = parse_nonzero_size)]
     pub heap_size: Option<u64>,
     /// Stop after this many seconds and report what each thread was doing (exit code 124)

@@ -20,21 +20,25 @@ use crate::ring::calls::{FsAccess, FsRoot, HostCalls, RootError};
 use crate::ring::server::{STATE_BROKEN, STATE_EXITED, Server, ServerReport, Shared, Sink};
 use crate::ring::{RingError, RingView};
 
-/// Default device heap when `--heap-size` is not given: 512 MiB, or a
-/// quarter of free memory if that is less.
-pub const DEFAULT_HEAP: u64 = 512 << 20;
+/// Device memory the default heap leaves free: a thirty-second of what is
+/// free once everything else of the launch is allocated, at least this much
+/// (or a quarter, where less is free), for the driver's own needs at launch.
+pub const HEAP_MARGIN_MIN: u64 = 1 << 30;
+/// The smallest default heap (a device with less free memory than this
+/// gets this much, and the allocation says what is wrong).
+pub const MIN_DEFAULT_HEAP: u64 = 1 << 20;
 /// Default stack of each thread for its frames (`LaunchBlock::stack_size`),
 /// in global memory: real crates' threads (rayon's workers, regex's
 /// compiler) need more than 64K. std gives host threads 2 MiB; 512K for
 /// each of an H100's 4,224 threads is 2.2 GB.
 pub const DEFAULT_STACK: u64 = 512 << 10;
 /// Default of the driver's per-lane call stack (return addresses and saved
-/// registers, about 16 bytes a call level), when frames are in global
-/// memory: about 1,600 levels of recursion. The device reserves it for
-/// every lane it can hold (270,336 on an H100: 8.6 GB at 32K), so
-/// [`call_stack_size`] takes less on a device where that passes an eighth
-/// of its memory.
-pub const DEFAULT_CALL_STACK: u64 = 32 << 10;
+/// registers, about 16 bytes a call level on NVIDIA, more on AMD), when
+/// frames are in global memory: std's 1,000-level recursion passes on both
+/// vendors. The device reserves it for every lane it can hold (270,336 on
+/// an H100 or H200: 17 GiB at 64K), so [`call_stack_size`] takes less on a
+/// device where that passes an eighth of its memory (an H100's 80 GB: 36K).
+pub const DEFAULT_CALL_STACK: u64 = 64 << 10;
 /// Default ring capacity (slots, a power of two).
 pub const DEFAULT_RING_SLOTS: u32 = 4096;
 /// How long the kernel may take to end after the program exited.
@@ -150,6 +154,23 @@ pub fn call_stack_size(opts: &RunOptions, info: &DeviceInfo, shared_stacks: bool
     (DEFAULT_CALL_STACK.min(share / 1024 * 1024).max(4 << 10), "--call-stack-size")
 }
 
+/// Bytes the device reserves for a call stack of `bytes` a lane: one for
+/// every lane it can hold.
+pub fn call_stack_reserve(info: &DeviceInfo, bytes: u64) -> u64 {
+    u64::from(info.compute_units) * u64::from(info.max_threads_per_cu) * bytes
+}
+
+/// The default heap: `free` device memory (measured once everything else of
+/// the launch is allocated) less `pending` (what the driver will still take
+/// at launch: a call stack it had not reserved when asked) and a margin of
+/// a thirty-second, at least [`HEAP_MARGIN_MIN`] or a quarter, whichever
+/// is less.
+pub fn default_heap_size(free: u64, pending: u64) -> u64 {
+    let free = free.saturating_sub(pending);
+    let margin = (free / 32).max(HEAP_MARGIN_MIN.min(free / 4));
+    (free - margin).max(MIN_DEFAULT_HEAP)
+}
+
 /// How a started run ended.
 pub struct RunOutcome {
     pub status: RunStatus,
@@ -183,46 +204,26 @@ pub fn execute(
     let kernel = backend.load(code)?;
     timeline::mark("module loaded");
     let (call_stack, option) = call_stack_size(opts, &info, kernel.shared_stacks);
+    // The default heap is sized from what is left at the end; the call stack
+    // is reserved when it is set (CUDA) or at launch (HIP's scratch): what
+    // setting it did not take is still to come.
+    let free_before = if opts.heap_size.is_none() { Some(backend.free_memory()?) } else { None };
     backend.set_call_stack(call_stack, option)?;
+    let call_stack_pending = match free_before {
+        Some(before) => {
+            let taken = before.saturating_sub(backend.free_memory()?);
+            call_stack_reserve(&info, call_stack).saturating_sub(taken)
+        }
+        None => 0,
+    };
     timeline::mark("call stack set");
     // Frames in private memory live on the call stack: it is their limit.
     let stack_size = if kernel.shared_stacks { opts.stack_size.unwrap_or(DEFAULT_STACK) } else { call_stack };
     let plan = plan_launch(&info, &kernel, opts.threads, |bt| backend.occupancy(bt))?;
-    let heap_size = match opts.heap_size {
-        Some(h) => h,
-        None => DEFAULT_HEAP.min(backend.free_memory()? / 4).max(1 << 20),
-    };
-    if opts.verbose {
-        eprintln!(
-            "gpurun: {} ({}): {} blocks × {} threads ({} warps of {} lanes), {} threads resident-capable, \
-             using {}; {} blocks/CU on {} CUs; stack {} B/thread{}, call stack {} B/lane, heap {} B{}; files: {}",
-            info.name,
-            info.arch,
-            plan.grid,
-            plan.block_threads,
-            plan.block_warps,
-            plan.lanes,
-            plan.resident_warps,
-            plan.num_threads,
-            plan.blocks_per_cu,
-            info.compute_units,
-            stack_size,
-            if kernel.shared_stacks { " (frames in global memory)" } else { " (frames in private memory)" },
-            call_stack,
-            heap_size,
-            kernel.registers.map(|r| format!(", {r} registers/lane")).unwrap_or_default(),
-            opts.fs.name(),
-        );
-    }
-
     let table_bytes = plan.num_threads as usize * THREAD_SLOT_BYTES;
     let table = backend.alloc(table_bytes)?;
     backend.zero(table, table_bytes)?;
     timeline::mark("thread table");
-    let heap = backend
-        .alloc(usize::try_from(heap_size).unwrap_or(usize::MAX))
-        .map_err(|e| if opts.heap_size.is_some() { refused_size("--heap-size", heap_size, e) } else { e })?;
-    timeline::mark("heap");
     let ring_buf = backend.alloc_mapped(ring_bytes(opts.ring_slots))?;
     // SAFETY: `alloc_mapped` returned page-aligned host memory of `len` bytes
     // that stays mapped while `backend` lives, which outlives this function
@@ -255,6 +256,38 @@ pub fn execute(
     let env = with_pool_defaults(&opts.env, info.compute_units, plan.num_threads);
     let strings_size = string_tables_size(&opts.args, &env, &opts.exe);
     let block = backend.alloc(LAUNCH_BLOCK_BYTES + strings_size)?;
+    // The heap last, so that the default takes what the rest left.
+    let heap_size = match opts.heap_size {
+        Some(h) => h,
+        None => default_heap_size(backend.free_memory()?, call_stack_pending),
+    };
+    if opts.verbose {
+        eprintln!(
+            "gpurun: {} ({}): {} blocks × {} threads ({} warps of {} lanes), {} threads resident-capable, \
+             using {}; {} blocks/CU on {} CUs; stack {} B/thread{}, call stack {} B/lane, heap {} B{}; files: {}",
+            info.name,
+            info.arch,
+            plan.grid,
+            plan.block_threads,
+            plan.block_warps,
+            plan.lanes,
+            plan.resident_warps,
+            plan.num_threads,
+            plan.blocks_per_cu,
+            info.compute_units,
+            stack_size,
+            if kernel.shared_stacks { " (frames in global memory)" } else { " (frames in private memory)" },
+            call_stack,
+            heap_size,
+            kernel.registers.map(|r| format!(", {r} registers/lane")).unwrap_or_default(),
+            opts.fs.name(),
+        );
+    }
+
+    let heap = backend
+        .alloc(usize::try_from(heap_size).unwrap_or(usize::MAX))
+        .map_err(|e| if opts.heap_size.is_some() { refused_size("--heap-size", heap_size, e) } else { e })?;
+    timeline::mark("heap");
     let tables = string_tables(block + LAUNCH_BLOCK_BYTES as u64, &opts.args, &env, &opts.exe);
     let lb = LaunchBlock {
         magic: LAUNCH_MAGIC,

@@ -23,6 +23,7 @@
 //! fn __gpu_std_alloc_zeroed(size: usize, align: usize) -> *mut u8;
 //! fn __gpu_std_dealloc(ptr: *mut u8, size: usize, align: usize);
 //! fn __gpu_std_realloc(ptr: *mut u8, old_size: usize, align: usize, new_size: usize) -> *mut u8;
+//! fn __gpu_std_heap_stats(out: *mut u64);   // out[0] = heap bytes, out[1] = largest free extent (OOM message)
 //!
 //! // stdio (sys::stdio): fd 1 = stdout, 2 = stderr; returns bytes taken or a negative ERR_*
 //! fn __gpu_std_write(fd: u32, ptr: *const u8, len: usize) -> isize;

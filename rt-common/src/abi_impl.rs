@@ -129,6 +129,18 @@ pub unsafe fn realloc<H: Hal>(
     }
 }
 
+/// `__gpu_std_heap_stats`: `out[0]` the heap's bytes, `out[1]` its largest
+/// free extent's (the largest large block it could give now), for std's
+/// out-of-memory message.
+///
+/// # Safety
+/// `out` is writable for two `u64`s.
+pub unsafe fn heap_stats<H: Hal>(rt: &Runtime, out: *mut u64) {
+    let s = rt.heap.stats::<H>();
+    // SAFETY: the caller's contract.
+    unsafe { out.cast::<[u64; 2]>().write([s.size, s.largest_free]) };
+}
+
 /// `__gpu_std_write`: the whole buffer as one write (or `ERR_BAD_FD`).
 /// Without a usable ring the bytes are dropped (nothing could report it).
 ///

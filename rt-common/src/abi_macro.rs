@@ -42,6 +42,12 @@ macro_rules! define_gpu_std_abi {
         }
 
         #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn __gpu_std_heap_stats(out: *mut u64) {
+            // SAFETY: see above.
+            $with_hal!(H => unsafe { $crate::abi_impl::heap_stats::<H>($rt, out) })
+        }
+
+        #[unsafe(no_mangle)]
         pub unsafe extern "C" fn __gpu_std_write(fd: u32, ptr: *const u8, len: usize) -> isize {
             // SAFETY: see above.
             $with_hal!(H => unsafe { $crate::abi_impl::write::<H>($rt, fd, ptr, len) })

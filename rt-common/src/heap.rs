@@ -1,69 +1,131 @@
 //! The device heap over `[heap_base, heap_base + heap_size)`.
 //!
-//! Power-of-two size classes (16 B up); a block of class `k` is `2^k` bytes,
-//! aligned to `min(2^k, 4096)`, so any `align ≤ 4096` is served by the class
-//! of `max(size, align)`. No per-block header: `dealloc` gets the layout back
-//! and recomputes the class.
+//! Two allocators share it:
 //!
-//! - Per-warp cache (fast path, no atomics) for classes up to
-//!   [`CACHED_CLASSES`] (16 B ..= 1 KiB), in the warp's private state
-//!   ([`WarpPrivate`](crate::slot::WarpPrivate): shared memory on NVIDIA):
-//!   - `hot`: one block, taken and put without touching the block itself
-//!     (a free followed by an alloc of the class costs two slot accesses);
-//!   - `own`: blocks this warp freed, a list with a known tail and count;
-//!     once it holds [`cache_limit`] blocks, the next free publishes the
-//!     whole list to the class's shared list with one CAS;
-//!   - `adopted`: a whole shared list taken with one `swap` when `own` and
-//!     `adopted` are both empty.
-//!   The cache belongs to the warp, not the thread: it is kept when a thread
-//!   ends, so the next thread on the warp (spawn reuses the warp it just
-//!   joined) allocates without atomics. Memory in a warp's cache is free
-//!   but usable only by that warp: at most `cache_limit` own blocks per
-//!   class, plus whatever it adopted.
-//! - Per-class shared free list: head = `tag << 32 | unit`, `unit` the block
-//!   offset in 16-byte units plus 1 (0 = empty). The link to the next block
-//!   is stored in the free block's first 4 bytes. Warps push chains and
-//!   take whole lists; callers without a slot (and classes above 1 KiB) pop
-//!   single blocks. The tag changes on every successful CAS, so a stale head
-//!   never matches (ABA).
-//! - Bump pointer for fresh blocks (CAS loop, to align).
+//! - **Small blocks** (`max(size, align)` up to [`SMALL_MAX`], 32 KiB):
+//!   power-of-two size classes (16 B up); a block of class `k` is `2^k`
+//!   bytes, aligned to `min(2^k, 4096)`. No per-block header: `dealloc` gets
+//!   the layout back and recomputes the class.
+//!   - Per-warp cache (fast path, no atomics) for classes up to
+//!     [`CACHED_CLASSES`] (16 B ..= 1 KiB), in the warp's private state
+//!     ([`WarpPrivate`](crate::slot::WarpPrivate): shared memory on NVIDIA):
+//!     - `hot`: one block, taken and put without touching the block itself
+//!       (a free followed by an alloc of the class costs two slot accesses);
+//!     - `own`: blocks this warp freed, a list with a known tail and count;
+//!       once it holds [`cache_limit`] blocks, the next free publishes the
+//!       whole list to the class's shared list with one CAS;
+//!     - `adopted`: a whole shared list taken with one `swap` when `own` and
+//!       `adopted` are both empty.
+//!     The cache belongs to the warp, not the thread: it is kept when a
+//!     thread ends, so the next thread on the warp (spawn reuses the warp it
+//!     just joined) allocates without atomics. Memory in a warp's cache is
+//!     free but usable only by that warp: at most `cache_limit` own blocks
+//!     per class, plus whatever it adopted.
+//!   - Per-class shared free list: head = `tag << 32 | unit`, `unit` the
+//!     block's distance below the top of the heap's pages in 16-byte units
+//!     (0 = empty). The link to the next block is stored in the free block's
+//!     first 4 bytes. Warps push chains and take whole lists; callers without
+//!     a slot (and uncached classes) pop single blocks. The tag changes on
+//!     every successful CAS, so a stale head never matches (ABA).
+//!   - Fresh blocks are carved downwards from a *chunk* (one CAS on
+//!     [`Heap::chunk`]); an empty chunk is replaced by pages from the top of
+//!     the page allocator, under the lock. Chunks are never given back:
+//!     small blocks are reused through the lists. 32-bit units reach the top
+//!     64 GiB of the heap, where chunks are taken.
+//! - **Large blocks** (above 32 KiB, or aligned above 4096): whole pages of
+//!   the page allocator ([`crate::extents`]: address-ordered free extents,
+//!   split on allocation and merged on free; pages of 4 KiB, larger in heaps
+//!   above 16 GiB), first fit from the bottom, under the heap's lock. A
+//!   `realloc` that grows takes the free pages right after the block where
+//!   there are some (a `Vec` that doubles is not copied), and one that
+//!   shrinks gives back the pages past the new end.
 //!
-//! Memory reaches 64 GiB of heap at most (32-bit units of 16 bytes). Out of
-//! memory is a null pointer. Free blocks are not split or merged.
+//! The lock is a word taken with a CAS and the runtime's [`Backoff`]: large
+//! allocations are rare and touching their memory costs far more than the
+//! lock. Its ordering: the holder's writes (the page sets, and before a
+//! free its last use of the pages) come before its release fence and the
+//! store of 0; the next holder's CAS reads that store, and its acquire fence
+//! follows, so they happen-before everything it does with them.
+//!
+//! Out of memory is a null pointer; [`Heap::stats`] says how large the heap
+//! is and its largest free extent, for the out-of-memory message.
 
 use core::cell::UnsafeCell;
 use core::ptr;
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
+use crate::backoff::Backoff;
+use crate::extents::Extents;
 use crate::hal::Hal;
 use crate::slot::{CACHED_CLASSES, ClassCache, Slot};
 
 /// Smallest class: 16-byte blocks.
 pub const MIN_CLASS: u32 = 4;
-/// Number of classes (16 B ..= 2^39 B).
-pub const NUM_CLASSES: usize = 36;
-/// Largest alignment served.
+/// Largest small class: 32 KiB; larger requests take whole pages.
+pub const MAX_CLASS: u32 = 15;
+/// Bytes of the largest small class.
+pub const SMALL_MAX: usize = 1 << MAX_CLASS;
+/// Number of small classes (16 B ..= 32 KiB).
+pub const NUM_CLASSES: usize = (MAX_CLASS - MIN_CLASS + 1) as usize;
+/// Largest alignment of a small block (larger ones are served by pages).
 pub const MAX_ALIGN: usize = 4096;
 const UNIT_SHIFT: u32 = 4;
-/// Heap bytes the 32-bit units can address.
-const MAX_HEAP: u64 = (u32::MAX as u64 - 1) << UNIT_SHIFT;
+/// Bytes below the top of the pages that 32-bit units reach.
+const UNIT_REACH: u64 = (u32::MAX as u64) << UNIT_SHIFT;
+/// A chunk for small blocks: at most this, and at most 1/64 of the heap.
+const CHUNK_BYTES: u64 = 1 << 20;
+/// Longest sleep of a warp waiting for the heap's lock.
+const LOCK_SLEEP_NS: u32 = 1000;
+
+/// What `init` sets: the pages and the chunks' placement.
+#[derive(Clone, Copy)]
+struct Layout {
+    /// The end of the pages, which small blocks' units count down from
+    /// (kept apart: one load on every allocation and free).
+    top: u64,
+    /// Heap bytes in all (as the launch gave them).
+    size: u64,
+    pages: Extents,
+    /// Pages of a chunk.
+    chunk_pages: u64,
+    /// Lowest page a chunk may start at (units reach from the top).
+    chunk_floor: u64,
+}
+
+/// How large the heap is and how much of it a request could get.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HeapStats {
+    /// The heap's bytes, as the launch gave them (`--heap-size`).
+    pub size: u64,
+    /// Bytes of the largest free extent: the largest large block that fits.
+    pub largest_free: u64,
+    /// Bytes of all free pages.
+    pub free: u64,
+}
 
 /// Heap state: valid after [`Heap::init`] (warp 0, before `main`).
 pub struct Heap {
-    /// `(base, size)`, written by `init` only.
-    range: UnsafeCell<(u64, u64)>,
-    /// Bytes handed out from the bump region.
-    bump: AtomicU64,
-    /// Alignment padding skipped by the bump pointer (never reused).
-    padding: AtomicU64,
+    /// Written by `init` only.
+    layout: UnsafeCell<Layout>,
+    /// The heap's lock (0 free, 1 held): the page allocator and chunk changes.
+    lock: AtomicU32,
+    /// The current chunk of small blocks: `first page << 32 | bytes`, its
+    /// blocks carved from the top down, `bytes` below the last one carved.
+    chunk: AtomicU64,
+    /// Bytes of small blocks carved so far.
+    small_bytes: AtomicU64,
+    /// Pages held by large blocks (written under the lock).
+    large_pages: AtomicU64,
     lists: [AtomicU64; NUM_CLASSES],
 }
 
-// SAFETY: `range` is written only by `init` (before any other warp uses the
-// heap); everything else is atomic.
+// SAFETY: `layout` is written only by `init` (before any other warp uses the
+// heap); the page sets it points to are used under the lock; everything
+// else is atomic.
 unsafe impl Sync for Heap {}
 
-/// Class index for a request, or `None` if it cannot be served.
+/// Class index for a small request, or `None` if it takes pages (or cannot
+/// be served).
 #[inline]
 pub fn class_of(size: usize, align: usize) -> Option<u32> {
     if align > MAX_ALIGN {
@@ -74,54 +136,68 @@ pub fn class_of(size: usize, align: usize) -> Option<u32> {
         .max(1 << MIN_CLASS)
         .checked_next_power_of_two()?;
     let k = bytes.trailing_zeros();
-    ((k - MIN_CLASS) < NUM_CLASSES as u32).then_some(k)
+    (k <= MAX_CLASS).then_some(k)
 }
 
 impl Heap {
     pub const fn new() -> Self {
         Heap {
-            range: UnsafeCell::new((0, 0)),
-            bump: AtomicU64::new(0),
-            padding: AtomicU64::new(0),
+            layout: UnsafeCell::new(Layout { top: 0, size: 0, pages: Extents::empty(), chunk_pages: 1, chunk_floor: 0 }),
+            lock: AtomicU32::new(0),
+            chunk: AtomicU64::new(0),
+            small_bytes: AtomicU64::new(0),
+            large_pages: AtomicU64::new(0),
             lists: [const { AtomicU64::new(0) }; NUM_CLASSES],
         }
     }
 
-    /// Resets the heap to `[base, base + size)`.
+    /// Resets the heap to `[base, base + size)`; the page allocator's sets
+    /// go at its bottom (at most ~1 MiB, zeroed here).
     ///
     /// # Safety
     /// No other warp uses the heap concurrently; the range is valid device
     /// memory for the whole program.
     pub unsafe fn init(&self, base: u64, size: u64) {
-        let aligned = base.next_multiple_of(MAX_ALIGN as u64);
-        let size = if base == 0 {
-            0
+        let aligned = base.next_multiple_of(8);
+        let pages = if base == 0 || size <= aligned - base {
+            Extents::empty()
         } else {
-            size.saturating_sub(aligned - base).min(MAX_HEAP)
+            // SAFETY: the caller's range, which nothing else uses.
+            unsafe { Extents::new(aligned, size - (aligned - base)) }
+        };
+        let chunk_pages = ((pages.pages << pages.page_shift) / 64).min(CHUNK_BYTES) >> pages.page_shift;
+        let layout = Layout {
+            top: pages.top(),
+            size,
+            pages,
+            chunk_pages: chunk_pages.max(1),
+            chunk_floor: pages.pages.saturating_sub(UNIT_REACH >> pages.page_shift),
         };
         // SAFETY: exclusive access (caller).
-        unsafe { *self.range.get() = (aligned, size) };
-        self.bump.store(0, Relaxed);
-        self.padding.store(0, Relaxed);
+        unsafe { *self.layout.get() = layout };
+        self.lock.store(0, Relaxed);
+        self.chunk.store(0, Relaxed);
+        self.small_bytes.store(0, Relaxed);
+        self.large_pages.store(0, Relaxed);
         for l in &self.lists {
             l.store(0, Relaxed);
         }
     }
 
     #[inline]
-    fn range(&self) -> (u64, u64) {
+    fn layout(&self) -> &Layout {
         // SAFETY: written only by `init`, which happens-before every use.
-        unsafe { *self.range.get() }
+        unsafe { &*self.layout.get() }
     }
 
     #[inline]
     fn block(&self, unit: u32) -> *mut u8 {
-        (self.range().0 + (((unit - 1) as u64) << UNIT_SHIFT)) as usize as *mut u8
+        (self.layout().top - ((unit as u64) << UNIT_SHIFT)) as usize as *mut u8
     }
 
     #[inline]
     fn unit_of(&self, p: *mut u8) -> u32 {
-        (((p as usize as u64 - self.range().0) >> UNIT_SHIFT) + 1) as u32
+        ((self.layout().top - p as usize as u64) >> UNIT_SHIFT) as u32
     }
 
     /// The free-list link stored in a free block.
@@ -132,6 +208,21 @@ impl Heap {
         // another warp may be written concurrently by its new owner: the
         // value read is then garbage, and the tagged CAS fails.
         unsafe { &*(self.block(unit) as *const AtomicU32) }
+    }
+
+    /// Runs `f` on the page allocator with the heap's lock held.
+    fn locked<H: Hal, R>(&self, f: impl FnOnce(&Extents) -> R) -> R {
+        let mut backoff = Backoff::new(LOCK_SLEEP_NS);
+        while self.lock.compare_exchange_weak(0, 1, Relaxed, Relaxed).is_err() {
+            backoff.snooze::<H>();
+        }
+        // Acquire: the last holder's writes (before its release) are visible.
+        H::fence_device_acquire();
+        let r = f(&self.layout().pages);
+        // Release: our writes before the store that lets the next holder in.
+        H::fence_device_release();
+        self.lock.store(0, Relaxed);
+        r
     }
 
     fn pop<H: Hal>(&self, k: u32) -> Option<u32> {
@@ -199,25 +290,116 @@ impl Heap {
         }
     }
 
-    fn bump(&self, k: u32) -> Option<u32> {
-        let (_, size) = self.range();
+    /// A fresh block of class `k`, carved from the current chunk (a new
+    /// one when it is used up).
+    fn carve<H: Hal>(&self, k: u32) -> Option<u32> {
         let bytes = 1u64 << k;
         let align = bytes.min(MAX_ALIGN as u64);
-        let mut cur = self.bump.load(Relaxed);
+        let mut cur = self.chunk.load(Relaxed);
         loop {
-            let start = cur.next_multiple_of(align);
-            let end = start.checked_add(bytes).filter(|&e| e <= size)?;
+            let (page, left) = (cur >> 32, cur & u64::from(u32::MAX));
+            if left < bytes {
+                cur = self.next_chunk::<H>(cur, bytes)?;
+                continue;
+            }
+            // Chunks start page-aligned, so an aligned offset is an aligned address.
+            let at = (left - bytes) & !(align - 1);
             // Relaxed: fresh memory carries no data to publish.
-            match self.bump.compare_exchange_weak(cur, end, Relaxed, Relaxed) {
+            match self.chunk.compare_exchange_weak(cur, page << 32 | at, Relaxed, Relaxed) {
                 Ok(_) => {
-                    if start != cur {
-                        self.padding.fetch_add(start - cur, Relaxed);
-                    }
-                    return Some(((start >> UNIT_SHIFT) + 1) as u32);
+                    self.small_bytes.fetch_add(bytes, Relaxed);
+                    return Some(self.unit_of((self.layout().pages.addr(page) + at) as usize as *mut u8));
                 }
                 Err(c) => cur = c,
             }
         }
+    }
+
+    /// Replaces the chunk `seen` (too small for `bytes`) with fresh pages
+    /// from the top of the page allocator, unless another warp replaced it
+    /// first; the chunk now current, or `None` when no pages are left. What
+    /// was left of the old chunk stays unused.
+    #[cold]
+    fn next_chunk<H: Hal>(&self, seen: u64, bytes: u64) -> Option<u64> {
+        let l = self.layout();
+        self.locked::<H, _>(|pages| {
+            let now = self.chunk.load(Relaxed);
+            if now != seen {
+                return Some(now);
+            }
+            let need = pages.pages_for(bytes);
+            let page = pages
+                .alloc_high(l.chunk_pages.max(need), l.chunk_floor)
+                .map(|p| (p, l.chunk_pages.max(need)))
+                .or_else(|| pages.alloc_high(need, l.chunk_floor).map(|p| (p, need)));
+            let (page, n) = page?;
+            let new = page << 32 | n << pages.page_shift;
+            // A swap, not a store: carvers' CASes on the old word now fail.
+            self.chunk.swap(new, Relaxed);
+            Some(new)
+        })
+    }
+
+    /// A large block: whole pages, first fit.
+    /// Out of line: the small classes' paths, which the `heap` row times,
+    /// stay as small as they were.
+    #[cold]
+    #[inline(never)]
+    fn alloc_large<H: Hal>(&self, size: usize, align: usize) -> *mut u8 {
+        let size = size.max(1) as u64;
+        self.locked::<H, _>(|pages| {
+            let n = pages.pages_for(size);
+            match pages.alloc_low(n, align as u64) {
+                Some(a) => {
+                    self.large_pages.fetch_add(n, Relaxed);
+                    pages.addr(a) as usize as *mut u8
+                }
+                None => ptr::null_mut(),
+            }
+        })
+    }
+
+    /// Frees a large block of `size` bytes.
+    /// Out of line: the small classes' paths, which the `heap` row times,
+    /// stay as small as they were.
+    #[cold]
+    #[inline(never)]
+    fn free_large<H: Hal>(&self, p: *mut u8, size: usize) {
+        self.locked::<H, _>(|pages| {
+            let n = pages.pages_for(size.max(1) as u64);
+            pages.free(pages.page_of(p as usize as u64), n);
+            self.large_pages.fetch_sub(n, Relaxed);
+        })
+    }
+
+    /// Resizes a large block in place (shrinking, or growing into the free
+    /// pages after it); false if it cannot.
+    fn resize_large<H: Hal>(&self, p: *mut u8, old_size: usize, new_size: usize) -> bool {
+        self.locked::<H, _>(|pages| {
+            let a = pages.page_of(p as usize as u64);
+            let n = pages.pages_for(old_size.max(1) as u64);
+            let m = pages.pages_for(new_size.max(1) as u64);
+            if m < n {
+                pages.free(a + m, n - m);
+                self.large_pages.fetch_sub(n - m, Relaxed);
+            } else if m > n {
+                if !pages.grow(a, n, m) {
+                    return false;
+                }
+                self.large_pages.fetch_add(m - n, Relaxed);
+            }
+            true
+        })
+    }
+
+    /// The heap's size and free space now (a snapshot, under the lock).
+    pub fn stats<H: Hal>(&self) -> HeapStats {
+        let size = self.layout().size;
+        self.locked::<H, _>(|pages| HeapStats {
+            size,
+            largest_free: pages.largest_free() << pages.page_shift,
+            free: pages.free_pages() << pages.page_shift,
+        })
     }
 
     /// A block of class `k`, or null.
@@ -228,7 +410,7 @@ impl Heap {
         {
             return self.block(unit);
         }
-        match self.pop::<H>(k).or_else(|| self.bump(k)) {
+        match self.pop::<H>(k).or_else(|| self.carve::<H>(k)) {
             Some(unit) => self.block(unit),
             None => ptr::null_mut(),
         }
@@ -284,12 +466,12 @@ impl Heap {
         c.own_count += 1;
     }
 
-    /// `size` bytes aligned to `align`, or null. `me` is the caller's slot
-    /// (for its cache), if the caller runs a thread.
+    /// `size` bytes aligned to `align` (a power of two), or null. `me` is
+    /// the caller's slot (for its cache), if the caller runs a thread.
     pub fn alloc<H: Hal>(&self, me: Option<&Slot>, size: usize, align: usize) -> *mut u8 {
         match class_of(size, align) {
             Some(k) => self.alloc_class::<H>(me, k),
-            None => ptr::null_mut(),
+            None => self.alloc_large::<H>(size, align),
         }
     }
 
@@ -298,12 +480,14 @@ impl Heap {
     /// # Safety
     /// `p` came from this heap with this layout and is not used afterwards.
     pub unsafe fn dealloc<H: Hal>(&self, me: Option<&Slot>, p: *mut u8, size: usize, align: usize) {
-        if let Some(k) = class_of(size, align) {
-            self.free_class::<H>(me, k, p);
+        match class_of(size, align) {
+            Some(k) => self.free_class::<H>(me, k, p),
+            None => self.free_large::<H>(p, size),
         }
     }
 
-    /// Resizes a block: in place if the class stays, else moves it.
+    /// Resizes a block: in place if the class stays (small) or the pages
+    /// allow it (large), else moves it.
     ///
     /// # Safety
     /// As for [`Heap::dealloc`] with `old_size`; on success `p` is freed.
@@ -315,23 +499,24 @@ impl Heap {
         align: usize,
         new_size: usize,
     ) -> *mut u8 {
-        let (Some(old), Some(new)) = (class_of(old_size, align), class_of(new_size, align)) else {
-            return ptr::null_mut();
-        };
-        if old == new {
-            return p;
+        let (old, new) = (class_of(old_size, align), class_of(new_size, align));
+        match (old, new) {
+            (Some(o), Some(n)) if o == n => return p,
+            (None, None) if self.resize_large::<H>(p, old_size, new_size) => return p,
+            _ => {}
         }
-        let q = self.alloc_class::<H>(me, new);
+        let q = self.alloc::<H>(me, new_size, align);
         if !q.is_null() {
             // SAFETY: both blocks hold at least the smaller size; distinct blocks.
             unsafe { ptr::copy_nonoverlapping(p, q, old_size.min(new_size)) };
-            self.free_class::<H>(me, old, p);
+            // SAFETY: the caller's contract.
+            unsafe { self.dealloc::<H>(me, p, old_size, align) };
         }
         q
     }
 
-    /// Bytes currently allocated (bump bytes minus padding, free-list and
-    /// cached bytes). Only meaningful while no warp uses the heap, and where
+    /// Bytes currently allocated (small blocks carved less those in free
+    /// lists and caches, plus the pages of large blocks). Only meaningful while no warp uses the heap, and where
     /// the warps' caches are in their slots (the CPU harness's tests):
     /// `slots` are the thread table's ([`Runtime::slots`](crate::Runtime::slots)).
     pub fn bytes_in_use<'a>(&self, slots: impl IntoIterator<Item = &'a Slot>) -> u64 {
@@ -358,7 +543,7 @@ impl Heap {
                 }
             }
         }
-        self.bump.load(Relaxed) - self.padding.load(Relaxed) - free
+        self.small_bytes.load(Relaxed) - free + (self.large_pages.load(Relaxed) << self.layout().pages.page_shift)
     }
 }
 

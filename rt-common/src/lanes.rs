@@ -69,7 +69,7 @@ use crate::hal::Hal;
 use crate::primitive::{AtomicU32, Ordering::Relaxed};
 use crate::process;
 use crate::ring;
-use crate::runtime::{MAX_WAIT_SLEEP_NS, Runtime};
+use crate::runtime::{MAX_WAIT_SLEEP_NS, Runtime, leave_if_exiting};
 use crate::slot::Slot;
 use crate::start::Msg;
 
@@ -292,6 +292,32 @@ fn nested<H: Hal>(rt: &Runtime) -> ! {
 pub(crate) fn abort_with<H: Hal>(rt: &Runtime, msg: &Msg) -> ! {
     if H::LOCKSTEP_LANES {
         on_one_lane::<H, _>(|| report_and_abort::<H>(rt, msg))
+    }
+    report_and_abort::<H>(rt, msg)
+}
+
+/// [`abort_with`] for the first caller of the program to claim `claimed`;
+/// every later one prints nothing and waits for the program to end (the
+/// first one's abort raises every warp's exit flag). For reports that many
+/// threads may hit at once, such as stack overflows, so the program prints
+/// one, not hundreds.
+pub(crate) fn abort_once_with<H: Hal>(rt: &Runtime, msg: &Msg, claimed: &core::sync::atomic::AtomicU32) -> ! {
+    if H::LOCKSTEP_LANES {
+        on_one_lane::<H, _>(|| report_once::<H>(rt, msg, claimed))
+    }
+    report_once::<H>(rt, msg, claimed)
+}
+
+/// [`abort_once_with`] on the one lane that reports.
+#[inline(always)]
+fn report_once<H: Hal>(rt: &Runtime, msg: &Msg, claimed: &core::sync::atomic::AtomicU32) -> ! {
+    // Relaxed: the swap only elects the reporter; it publishes nothing.
+    if claimed.swap(1, core::sync::atomic::Ordering::Relaxed) != 0 {
+        let me = rt.my_slot::<H>();
+        loop {
+            leave_if_exiting::<H>(me);
+            H::sleep_ns(MAX_WAIT_SLEEP_NS);
+        }
     }
     report_and_abort::<H>(rt, msg)
 }

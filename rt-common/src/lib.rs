@@ -13,7 +13,7 @@
 //! | [`slot`], [`runtime`] | thread-table slot layout, global state, waiting |
 //! | [`threads`] | spawn / join / detach, the idle loop, names, sleep |
 //! | [`futex`] | sleep-poll futex for std's locks |
-//! | [`heap`] | lock-free size-class heap |
+//! | [`heap`], [`extents`] | the heap: lock-free size classes for small blocks, merging page extents for large ones |
 //! | [`tls`] | key-based thread-locals with destructors |
 //! | [`ring`], [`ring_room`] | host-call ring client (device side); its view of free slots in device memory |
 //! | [`process`] | exit/abort, args/env, time, random |
@@ -41,6 +41,7 @@ pub mod abi_impl;
 pub mod backoff;
 pub mod futex;
 pub mod hal;
+pub mod extents;
 pub mod heap;
 pub mod lanes;
 pub mod primitive;

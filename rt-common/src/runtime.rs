@@ -9,7 +9,7 @@
 //! flags, slot states) lives in the zeroed thread table instead.
 
 use core::cell::UnsafeCell;
-use core::sync::atomic::AtomicU64 as CoreAtomicU64;
+use core::sync::atomic::{AtomicU32 as CoreAtomicU32, AtomicU64 as CoreAtomicU64};
 
 use crate::backoff::Backoff;
 use crate::hal::Hal;
@@ -39,6 +39,9 @@ pub struct Runtime {
     config: UnsafeCell<Config>,
     /// Calls of `random_u64` so far.
     pub(crate) random_calls: CoreAtomicU64,
+    /// Set by the first stack overflow to report ([`crate::stack::overflow`]):
+    /// the others stop without printing.
+    pub(crate) overflow_reported: CoreAtomicU32,
     pub(crate) heap: Heap,
     pub(crate) tls: TlsKeys,
 }
@@ -68,6 +71,7 @@ impl Runtime {
                     ring: RawRing::unusable(),
                 }),
                 random_calls: CoreAtomicU64::new(0),
+                overflow_reported: CoreAtomicU32::new(0),
                 heap: Heap::new(),
                 tls: TlsKeys::new(),
             }
@@ -95,6 +99,7 @@ impl Runtime {
             };
         }
         self.random_calls.store(0, Relaxed);
+        self.overflow_reported.store(0, Relaxed);
         // SAFETY: as above; the heap range comes from the validated block.
         unsafe { self.heap.init(lb.heap_base, lb.heap_size) };
         self.tls.init();

@@ -40,7 +40,7 @@ use core::mem::MaybeUninit;
 use core::sync::atomic::{AtomicPtr, Ordering::Relaxed};
 
 use crate::hal::Hal;
-use crate::lanes::abort_with;
+use crate::lanes::abort_once_with;
 use rt_abi::protocol::{
     ABI_VERSION, CALL_STACK_RESERVE_BYTES, LANE_STACK_BYTES, LAUNCH_MAGIC, LaunchBlock, STACK_RESERVE_BYTES, lane_stack,
 };
@@ -236,7 +236,10 @@ pub(crate) fn overflow_message(msg: &mut Msg, name: &[u8], lane: u32, which: Exh
 
 /// Reports a stack overflow of the calling lane on stderr and aborts the
 /// program (exit code 134, as std's abort on a host). Runs in the lane's
-/// stack reserve.
+/// stack reserve. Only the program's first overflow is reported: threads
+/// and lanes that overflow together (many running the same recursion)
+/// would otherwise print the same report hundreds of times; the others wait
+/// for the first one's abort to end them.
 #[cold]
 #[inline(never)]
 pub fn overflow<H: Hal>(rt: &Runtime, which: Exhausted) -> ! {
@@ -248,7 +251,7 @@ pub fn overflow<H: Hal>(rt: &Runtime, which: Exhausted) -> ! {
     let name = unsafe { &(&*me.name.get())[..len] };
     let mut msg = Msg::new();
     overflow_message(&mut msg, name, H::lane_id(), which);
-    abort_with::<H>(rt, &msg)
+    abort_once_with::<H>(rt, &msg, &rt.overflow_reported)
 }
 
 #[cfg(test)]

@@ -174,6 +174,27 @@ pub const CHECKS: &[Check] = &[
         .options(&["--call-stack-size", "256K"])
         .args(&["10000"])
         .expect(&[(StdoutLineStarting("deep-recursion: 10000 levels ok"), "10,000 levels with --call-stack-size 256K")]),
+    // 16 threads overflowing at once: one report, not sixteen.
+    check("deep-recursion-10000-threads", Compiled("deep-recursion"), 134)
+        .args(&["10000", "16"])
+        .expect(&[(Custom(one_overflow_report), "many threads overflowing at once: one report")]),
+    // Memory for real data at the default --heap-size: a 100 GiB Vec with
+    // every page written (an H200; the emulator's size below), try_reserve
+    // past memory an Err, fragmenting cycles, then the size in one block.
+    check("heap-100g", Compiled("heap-big"), 0).expect(&[
+        (StdoutLineStarting("heap-big: 107374182400 bytes in one Vec"), "a 100 GiB Vec by default, every page touched"),
+        (StdoutLineStarting("heap-big: try_reserve of 1 PiB: Err"), "try_reserve past memory returns Err"),
+        (StdoutLine("heap-big: ok"), "large blocks freed out of order merge again"),
+    ]),
+    check("heap-1g", Compiled("heap-big"), 0).args(&["1G"]).expect(&[
+        (StdoutLineStarting("heap-big: 1073741824 bytes in one Vec"), "a 1 GiB Vec by default, every page touched"),
+        (StdoutLineStarting("heap-big: try_reserve of 1 PiB: Err"), "try_reserve past memory returns Err"),
+        (StdoutLine("heap-big: ok"), "large blocks freed out of order merge again"),
+    ]),
+    check("heap-oom", Compiled("heap-big"), 134).args(&["oom"]).expect(&[
+        (StderrLine("memory allocation of 1125899906842624 bytes failed"), "std's out-of-memory message"),
+        (StderrHas("give it more with `gpurun run --heap-size`"), "... and what to change"),
+    ]),
     // std::fs and io::stdin through the host: the same output as the host's
     // run of the same source with the same input (scripts/make-gpu-bundle.sh).
     check("files-stdin", Compiled("files-stdin"), 0)
@@ -251,7 +272,11 @@ pub const EMULATED: &[(&str, &[&str])] = &[
     ("soak-10s", &["--threads", "16"]),
     ("stack-overflow", &[]),
     ("deep-recursion-10", &[]),
+    ("deep-recursion-1000", &[]),
     ("deep-recursion-10000", &[]),
+    ("deep-recursion-10000-threads", &[]),
+    ("heap-1g", &[]),
+    ("heap-oom", &[]),
     ("files-stdin", &[]),
     ("fs-root", &["--threads", "4"]),
     ("cwd", &["--threads", "4"]),
@@ -327,6 +352,15 @@ fn long_lines_whole(o: &Output) -> Result<String, String> {
 /// `cargo-test`: the line a thread spawned by the failing test prints is in
 /// that test's captured output (libtest hands its capture to the test's
 /// threads through a spawn hook), not printed before it as the thread ran.
+/// Exactly one stack-overflow report, std's words naming the thread.
+fn one_overflow_report(o: &Output) -> Result<String, String> {
+    match o.stderr.matches("has overflowed its stack").count() {
+        1 if o.stderr.lines().any(|l| l == "thread 'walker' has overflowed its stack") => Ok("one report, for 'walker'".into()),
+        1 => Err(format!("one report, but not std's line for 'walker': {}", o.stderr)),
+        n => Err(format!("{n} reports")),
+    }
+}
+
 fn spawned_thread_output_captured(o: &Output) -> Result<String, String> {
     const HEADER: &str = "---- tests::demo_failure_is_reported stdout ----";
     const LINE: &str = "printed by a thread the test spawned";

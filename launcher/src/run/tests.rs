@@ -400,10 +400,16 @@ fn rayon_gets_one_worker_per_sm_unless_the_user_chose() {
 }
 
 #[test]
-fn call_stack_defaults_to_32k_within_an_eighth_of_memory() {
+fn call_stack_defaults_to_64k_within_an_eighth_of_memory() {
     let h100 = crate::backend::h100();
     let opts = RunOptions::default();
-    assert_eq!(call_stack_size(&opts, &h100, true), (32 << 10, "--call-stack-size"));
+    // 80 GiB over 270,336 lanes: 38.8K each, whole KiB below.
+    assert_eq!(call_stack_size(&opts, &h100, true), (38 << 10, "--call-stack-size"));
+    // An H200's 141 GB: 63K (17 GiB in all).
+    let h200 = DeviceInfo { total_memory: 141_000_000_000, ..h100.clone() };
+    assert_eq!(call_stack_size(&opts, &h200, true).0, 63 << 10);
+    let big = DeviceInfo { total_memory: 192 << 30, ..h100.clone() };
+    assert_eq!(call_stack_size(&opts, &big, true).0, 64 << 10);
     // 8 GiB over the same lanes: 3,971 bytes each, so the 4K floor.
     let small = DeviceInfo { total_memory: 8 << 30, ..h100.clone() };
     assert_eq!(call_stack_size(&opts, &small, true).0, 4 << 10);
@@ -415,7 +421,26 @@ fn call_stack_defaults_to_32k_within_an_eighth_of_memory() {
     assert_eq!(call_stack_size(&chosen, &h100, true), (256 << 10, "--call-stack-size"));
     let private = RunOptions { stack_size: Some(64 << 10), ..RunOptions::default() };
     assert_eq!(call_stack_size(&private, &h100, false), (64 << 10, "--stack-size"));
-    assert_eq!(call_stack_size(&private, &h100, true).0, 32 << 10);
+    assert_eq!(call_stack_size(&private, &h100, true).0, 38 << 10);
+}
+
+#[test]
+fn default_heap_takes_what_is_free_less_a_margin() {
+    const GIB: u64 = 1 << 30;
+    // An H200 after its call stacks and thread stacks: ~111 GiB free.
+    assert_eq!(default_heap_size(111 * GIB, 0), 111 * GIB - 111 * GIB / 32);
+    assert!(default_heap_size(111 * GIB, 0) > 100 * GIB);
+    // A call stack the driver takes only at launch (HIP's scratch) is left out.
+    assert_eq!(default_heap_size(111 * GIB, 11 * GIB), 100 * GIB - 100 * GIB / 32);
+    // Small devices keep at least 1 GiB, or a quarter of what is free.
+    assert_eq!(default_heap_size(8 * GIB, 0), 7 * GIB);
+    assert_eq!(default_heap_size(GIB, 0), 3 * GIB / 4);
+    assert_eq!(default_heap_size(0, 0), MIN_DEFAULT_HEAP);
+    assert_eq!(default_heap_size(GIB, 2 * GIB), MIN_DEFAULT_HEAP);
+    // What the driver still has to take is measured: the free memory's drop
+    // across `set_call_stack`, against every lane's share.
+    let h100 = crate::backend::h100();
+    assert_eq!(call_stack_reserve(&h100, 32 << 10), 270_336 * (32 << 10));
 }
 
 #[test]

@@ -516,6 +516,43 @@ fn abort_and_panic_codes(lanes: u32) {
     assert_eq!(out.exit, Some((OP_ABORT, EXIT_PANIC)));
 }
 
+/// Many threads overflowing their stacks at once: one report, the first
+/// one's (with its thread's name), and the program aborts once.
+fn stack_overflow_reported_once(lanes: u32) {
+    use rt_common::stack::{Exhausted, overflow};
+    fn overflow_now() -> ! {
+        if crate::cpu::ctx().lanes == 64 {
+            overflow::<crate::cpu::CpuHal<64>>(runtime(), Exhausted::CallStack)
+        } else {
+            overflow::<crate::cpu::CpuHal<32>>(runtime(), Exhausted::CallStack)
+        }
+    }
+    let threads = 12;
+    let out = run(cfg(threads + 1, lanes), move || {
+        let ready = Arc::new(AtomicU32::new(0));
+        for i in 0..threads {
+            let ready = ready.clone();
+            spawn(move || {
+                let name = std::format!("walker-{i}");
+                // SAFETY: a valid name.
+                unsafe { __gpu_std_set_thread_name(name.as_ptr(), name.len()) };
+                ready.fetch_add(1, SeqCst);
+                while ready.load(SeqCst) < threads {
+                    std::hint::spin_loop();
+                }
+                overflow_now()
+            })
+            .unwrap()
+            .detach();
+        }
+        overflow_now()
+    });
+    assert_eq!(out.exit, Some((OP_ABORT, EXIT_ABORT)));
+    let err = out.output(2);
+    assert_eq!(err.matches("has overflowed its stack").count(), 1, "{err}");
+    assert!(err.contains("thread 'walker-") || err.contains("thread 'main'") || err.contains("thread '<unnamed>'"), "{err}");
+}
+
 fn bad_launch_block_is_reported(lanes: u32) {
     let mut c = cfg(3, lanes);
     c.launch_lanes = Some(if lanes == 32 { 64 } else { 32 });
@@ -560,5 +597,6 @@ lanes_test!(
     getrandom_backend_gets_host_bytes,
     exit_from_spawned_thread_ends_all,
     abort_and_panic_codes,
+    stack_overflow_reported_once,
     bad_launch_block_is_reported,
 );

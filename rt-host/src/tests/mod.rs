@@ -1,5 +1,6 @@
 //! Host tests: every primitive on the CPU harness, with 32- and 64-lane warps.
 
+mod extents;
 mod heap;
 mod lanes;
 mod machine;

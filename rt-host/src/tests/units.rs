@@ -94,6 +94,8 @@ fn size_classes() {
     assert_eq!(class_of(8, 4096), Some(12));
     assert_eq!(class_of(5000, 64), Some(13));
     assert_eq!(class_of(8, 8192), None);
+    assert_eq!(class_of(32 << 10, 8), Some(15));
+    assert_eq!(class_of((32 << 10) + 1, 8), None, "above 32 KiB: pages");
     assert_eq!(class_of(usize::MAX, 8), None);
 }
 

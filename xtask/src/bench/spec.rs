@@ -55,7 +55,7 @@ pub struct Spec {
 
 use Check::*;
 
-pub const SPECS: [Spec; 17] = [
+pub const SPECS: [Spec; 18] = [
     Spec {
         id: "spawn_join",
         unit: "ns",
@@ -235,6 +235,19 @@ pub const SPECS: [Spec; 17] = [
         native: Some("heap"),
         how: How::Program,
     },
+    Spec {
+        id: "heap_large",
+        unit: "bytes",
+        what: "largest single Vec at the default --heap-size; Vec of 10 GiB allocated and one word per 4 KiB page written by every thread",
+        baseline: "largest cudaMalloc; cudaMalloc of 10 GiB + a kernel writing one word per page",
+        goal: "largest block ≥ 75 % of cudaMalloc's; 10 GiB allocated and touched in ≤ 2× cudaMalloc + kernel",
+        checks: &[
+            ("largest_block", ValueRatioToNativeAtLeast(0.75)),
+            ("alloc_touch_10g", P50RatioToNativeAtMost(2.0)),
+        ],
+        native: Some("heap_large"),
+        how: How::Program,
+    },
 ];
 
 /// Every benchmark id, in table order.
@@ -349,11 +362,11 @@ mod tests {
             [
                 "spawn_join", "wake_latency", "mutex_uncontended", "mutex_handoff", "mutex_contended", "channel_1p1c",
                 "channel_32p1c", "sleep_accuracy", "yield", "reduction", "println", "max_threads", "barrier",
-                "idle_cost", "host_call", "cold_start", "heap"
+                "idle_cost", "host_call", "cold_start", "heap", "heap_large"
             ]
         );
         assert_eq!(order("barrier"), 12);
-        assert_eq!(order("nope"), 17);
+        assert_eq!(order("nope"), 18);
     }
 
     #[test]

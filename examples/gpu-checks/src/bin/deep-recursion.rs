@@ -1,5 +1,6 @@
 //! Recursion as deep as real code needs: a named thread builds a linked
-//! list of `Box`es `N` long (the first argument, default 1000), hashes it
+//! list of `Box`es `N` long (the first argument, default 1000; a second
+//! argument runs that many such threads at once), hashes it
 //! recursively, and drops it (`Box`'s drop recurses too), at the default
 //! settings. On the host the same source needs nothing special (2 MiB
 //! stacks). Past the GPU's depth limit the program must stop with std's
@@ -30,21 +31,36 @@ fn hash_by_loop(depth: u64) -> u64 {
 }
 
 fn main() {
-    let depth: u64 = std::env::args().nth(1).map_or(1000, |a| a.parse().expect("depth must be a number"));
-    let walker = thread::Builder::new().name("walker".into());
-    let total = walker
-        .spawn(move || {
-            let mut list = List::Nil;
-            for v in 1..=depth {
-                list = List::Cons(v, Box::new(list));
-            }
-            let total = hash(&list);
-            drop(list);
-            total
+    let mut args = std::env::args().skip(1);
+    let depth: u64 = args.next().map_or(1000, |a| a.parse().expect("depth must be a number"));
+    // With a second argument, that many walkers recurse at once: past the
+    // limit they all overflow together, and the program must print one
+    // report, not one per thread.
+    let walkers: usize = args.next().map_or(1, |a| a.parse().expect("walkers must be a number"));
+    let handles: Vec<_> = (0..walkers)
+        .map(|_| {
+            thread::Builder::new()
+                .name("walker".into())
+                .spawn(move || {
+                    let mut list = List::Nil;
+                    for v in 1..=depth {
+                        list = List::Cons(v, Box::new(list));
+                    }
+                    let total = hash(&list);
+                    drop(list);
+                    total
+                })
+                .unwrap()
         })
-        .unwrap()
-        .join()
-        .unwrap();
-    assert_eq!(total, hash_by_loop(depth), "wrong hash at depth {depth}");
-    println!("deep-recursion: {depth} levels ok (hash {total:#x})");
+        .collect();
+    for h in handles {
+        let total = h.join().unwrap();
+        assert_eq!(total, hash_by_loop(depth), "wrong hash at depth {depth}");
+        if walkers == 1 {
+            println!("deep-recursion: {depth} levels ok (hash {total:#x})");
+        }
+    }
+    if walkers > 1 {
+        println!("deep-recursion: {depth} levels ok in {walkers} threads");
+    }
 }

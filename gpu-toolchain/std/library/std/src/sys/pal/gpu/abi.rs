@@ -39,6 +39,7 @@ pub use rt::{
     __gpu_std_flush,
     __gpu_std_futex_wait,
     __gpu_std_futex_wake,
+    __gpu_std_heap_stats,
     __gpu_std_host_call,
     __gpu_std_is_finished,
     __gpu_std_join,
