@@ -9,9 +9,15 @@
 //! than the request (≤ [`MAX_REQUEST`](rt_abi::hostcall::MAX_REQUEST)) or
 //! [`MAX_TRANSFER`] says. A call the docs give no status for returns 0.
 //!
-//! The calls run on the server thread, one at a time in ticket order, as
-//! the OS calls of one process; only stdin, which may never come, is read
-//! by a thread of its own ([`CALL_STDIN_READ`] never blocks the server).
+//! The calls run on the server's call workers ([`super::pool`]), several
+//! at once, as the OS calls of one process's threads: the table of open
+//! files is locked only to find, add or remove a handle, never during an
+//! OS call, so a `read` blocked on a FIFO holds up no other thread's
+//! `open`. A program has at most [`MAX_OPEN_FILES`] handles open; past
+//! that `open` fails with `EMFILE`, as the host's own `open` would at its
+//! limit (which becomes the program's error the same way). Stdin, which
+//! may never come, is read by a thread of its own ([`CALL_STDIN_READ`]
+//! never blocks).
 
 use std::collections::{HashMap, VecDeque};
 use std::ffi::OsStr;
@@ -21,7 +27,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 use std::prelude::rust_2024::*;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 use std::vec;
 
@@ -84,6 +90,11 @@ const OPEN_CHANGES: u32 = OPEN_WRITE | OPEN_APPEND | OPEN_TRUNCATE | OPEN_CREATE
 /// The first handle given out: 0..=2 read like the standard streams.
 pub const FIRST_HANDLE: u64 = 3;
 
+/// Files a program may have open at once: Linux's default soft
+/// `RLIMIT_NOFILE`, what the same program would get on the host. Past it
+/// `CALL_OPEN` fails with `EMFILE` ("Too many open files").
+pub const MAX_OPEN_FILES: usize = 1024;
+
 /// What stdin is read from.
 type StdinSource = Box<dyn Read + Send>;
 
@@ -119,17 +130,28 @@ enum Stdin {
     Failed(i32),
 }
 
-/// The host's side of the program's host calls.
+/// The open files: handle → file. A call takes its file's `Arc` and lets
+/// go of the table before the OS call.
+struct Files {
+    open: HashMap<u64, Arc<File>>,
+    /// `CALL_OPEN`s between taking a place under [`MAX_OPEN_FILES`] and
+    /// adding their handle (their OS `open` runs unlocked).
+    opening: usize,
+    next_handle: u64,
+}
+
+/// The host's side of the program's host calls, shared by the call workers.
 pub struct HostCalls {
     access: FsAccess,
-    files: HashMap<u64, File>,
-    next_handle: u64,
-    stdin: Stdin,
+    files: Mutex<Files>,
+    stdin: Mutex<Stdin>,
 }
 
 impl Drop for HostCalls {
     fn drop(&mut self) {
-        if let Stdin::Reading(shared) = &self.stdin {
+        if let Ok(stdin) = self.stdin.get_mut()
+            && let Stdin::Reading(shared) = stdin
+        {
             if let Ok(mut b) = shared.buf.lock() {
                 b.closed = true;
             }
@@ -140,7 +162,7 @@ impl Drop for HostCalls {
 
 impl core::fmt::Debug for HostCalls {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("HostCalls").field("access", &self.access).field("open_files", &self.files.len()).finish()
+        f.debug_struct("HostCalls").field("access", &self.access).field("open_files", &self.open_files()).finish()
     }
 }
 
@@ -152,7 +174,11 @@ impl HostCalls {
 
     /// Calls under `access`, with the program's stdin read from `stdin`.
     pub fn with_stdin(access: FsAccess, stdin: impl Read + Send + 'static) -> HostCalls {
-        HostCalls { access, files: HashMap::new(), next_handle: FIRST_HANDLE, stdin: Stdin::Idle(Box::new(stdin)) }
+        HostCalls {
+            access,
+            files: Mutex::new(Files { open: HashMap::new(), opening: 0, next_handle: FIRST_HANDLE }),
+            stdin: Mutex::new(Stdin::Idle(Box::new(stdin))),
+        }
     }
 
     /// No file system and an empty stdin: what a server not told otherwise
@@ -167,14 +193,21 @@ impl HostCalls {
 
     /// Handles open now.
     pub fn open_files(&self) -> usize {
-        self.files.len()
+        self.table().open.len()
     }
 
     /// Runs call `call` on its assembled request (head then body) and
     /// returns its status (≥ 0, or `-errno`) and reply bytes.
-    pub fn call(&mut self, call: u32, request: &[u8]) -> (i64, Vec<u8>) {
+    pub fn call(&self, call: u32, request: &[u8]) -> (i64, Vec<u8>) {
+        self.call_within(call, request, usize::MAX)
+    }
+
+    /// [`call`](Self::call), reading at most `max_read` bytes for a
+    /// `CALL_READ` or `CALL_STDIN_READ` (a short read, when the host's
+    /// buffer budget is low; at least 1 byte is always asked for).
+    pub fn call_within(&self, call: u32, request: &[u8], max_read: usize) -> (i64, Vec<u8>) {
         let mut reply = Vec::new();
-        let status = match self.dispatch(call, request, &mut reply) {
+        let status = match self.dispatch(call, request, max_read.max(1), &mut reply) {
             Ok(s) => s,
             Err(e) => {
                 reply.clear();
@@ -184,7 +217,14 @@ impl HostCalls {
         (status, reply)
     }
 
-    fn dispatch(&mut self, call: u32, request: &[u8], reply: &mut Vec<u8>) -> Result<i64, i32> {
+    /// Whether `call` may block for long (on a FIFO, a terminal, a slow
+    /// disk): all that touch files; not the working directory's name, nor
+    /// stdin (served from its reader thread's buffer).
+    pub fn may_block(call: u32) -> bool {
+        !matches!(call, CALL_GETCWD | CALL_STDIN_READ)
+    }
+
+    fn dispatch(&self, call: u32, request: &[u8], max_read: usize, reply: &mut Vec<u8>) -> Result<i64, i32> {
         let words = head_words_of(call).ok_or(errno::EINVAL)?;
         if !self.access.allows(call) {
             return Err(errno::EACCES);
@@ -204,22 +244,25 @@ impl HostCalls {
             }
             CALL_CLOSE => {
                 no_body()?;
-                self.files.remove(&w(0)).map(drop).ok_or(errno::EBADF)?;
+                let file = self.table().open.remove(&w(0)).ok_or(errno::EBADF)?;
+                // The OS close (which may block, on NFS) outside the lock;
+                // a call still using the file closes it when it ends.
+                drop(file);
                 Ok(0)
             }
             CALL_READ => {
                 no_body()?;
                 let f = self.file(w(0))?;
-                let want = w(1).min(MAX_TRANSFER) as usize;
+                let want = (w(1).min(MAX_TRANSFER) as usize).min(max_read);
                 reply.resize(want, 0);
-                let n = retry(|| f.read(reply)).map_err(errno_of)?;
+                let n = retry(|| (&*f).read(reply)).map_err(errno_of)?;
                 reply.truncate(n);
                 Ok(n as i64)
             }
             CALL_WRITE => {
                 let f = self.file(w(0))?;
                 let n = body.len().min(MAX_TRANSFER as usize);
-                Ok(retry(|| f.write(&body[..n])).map_err(errno_of)? as i64)
+                Ok(retry(|| (&*f).write(&body[..n])).map_err(errno_of)? as i64)
             }
             CALL_SEEK => {
                 no_body()?;
@@ -231,7 +274,7 @@ impl HostCalls {
                     SEEK_END => SeekFrom::End(offset),
                     _ => return Err(errno::EINVAL),
                 };
-                let at = f.seek(to).map_err(errno_of)?;
+                let at = (&*f).seek(to).map_err(errno_of)?;
                 i64::try_from(at).map_err(|_| errno::EINVAL)
             }
             CALL_SYNC => {
@@ -295,7 +338,7 @@ impl HostCalls {
             }
             CALL_STDIN_READ => {
                 no_body()?;
-                self.stdin_read(w(0), reply)
+                self.stdin_read(w(0).min(max_read as u64), reply)
             }
             CALL_READLINK => {
                 let target = fs::read_link(path(body)?).map_err(errno_of)?;
@@ -311,16 +354,43 @@ impl HostCalls {
         }
     }
 
-    fn open(&mut self, flags: u32, mode: u32, path: &Path) -> Result<i64, i32> {
+    fn table(&self) -> MutexGuard<'_, Files> {
+        // A worker that panicked mid-update leaves a table still whole:
+        // every update is one map operation.
+        self.files.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn open(&self, flags: u32, mode: u32, path: &Path) -> Result<i64, i32> {
         if flags & !OPEN_ALL != 0 {
             return Err(errno::EINVAL);
         }
         if self.access == FsAccess::ReadOnly && flags & OPEN_CHANGES != 0 {
             return Err(errno::EACCES);
         }
+        {
+            let mut t = self.table();
+            if t.open.len() + t.opening >= MAX_OPEN_FILES {
+                return Err(errno::EMFILE);
+            }
+            t.opening += 1;
+        }
+        let opened = Self::open_os(flags, mode, path);
+        let mut t = self.table();
+        t.opening -= 1;
+        let file = opened?;
+        let handle = t.next_handle;
+        let status = i64::try_from(handle).map_err(|_| errno::ENOMEM)?;
+        t.next_handle += 1;
+        t.open.insert(handle, Arc::new(file));
+        Ok(status)
+    }
+
+    /// The OS `open` (which blocks on a FIFO until its other end opens).
+    /// The host's own `EMFILE`/`ENFILE` come back as they are.
+    fn open_os(flags: u32, mode: u32, path: &Path) -> Result<File, i32> {
         let has = |f: u32| flags & f != 0;
         // std's OpenOptions checks the combination (EINVAL) as on a host.
-        let file = OpenOptions::new()
+        OpenOptions::new()
             .read(has(OPEN_READ))
             .write(has(OPEN_WRITE))
             .append(has(OPEN_APPEND))
@@ -329,21 +399,16 @@ impl HostCalls {
             .create_new(has(OPEN_CREATE_NEW))
             .mode(mode & 0o7777)
             .open(path)
-            .map_err(errno_of)?;
-        let handle = self.next_handle;
-        let status = i64::try_from(handle).map_err(|_| errno::ENOMEM)?;
-        self.next_handle += 1;
-        self.files.insert(handle, file);
-        Ok(status)
+            .map_err(errno_of)
     }
 
-    fn file(&mut self, handle: u64) -> Result<&mut File, i32> {
-        self.files.get_mut(&handle).ok_or(errno::EBADF)
+    fn file(&self, handle: u64) -> Result<Arc<File>, i32> {
+        self.table().open.get(&handle).cloned().ok_or(errno::EBADF)
     }
 
     /// What stdin has buffered, up to `want` bytes; 0 at its end; `-EAGAIN`
     /// while nothing has come (the device asks again).
-    fn stdin_read(&mut self, want: u64, reply: &mut Vec<u8>) -> Result<i64, i32> {
+    fn stdin_read(&self, want: u64, reply: &mut Vec<u8>) -> Result<i64, i32> {
         let want = want.min(MAX_TRANSFER) as usize;
         if want == 0 {
             return Ok(0);
@@ -365,25 +430,26 @@ impl HostCalls {
     }
 
     /// The stdin reader, started on first use.
-    fn stdin_reader(&mut self) -> Result<Arc<StdinShared>, i32> {
-        match &self.stdin {
+    fn stdin_reader(&self) -> Result<Arc<StdinShared>, i32> {
+        let mut stdin = self.stdin.lock().map_err(|_| errno::EIO)?;
+        match &*stdin {
             Stdin::Reading(s) => return Ok(s.clone()),
             Stdin::Failed(e) => return Err(*e),
             Stdin::Idle(_) => {}
         }
-        let Stdin::Idle(source) = core::mem::replace(&mut self.stdin, Stdin::Failed(errno::EIO)) else {
+        let Stdin::Idle(source) = core::mem::replace(&mut *stdin, Stdin::Failed(errno::EIO)) else {
             unreachable!("matched above")
         };
         let shared = Arc::new(StdinShared::default());
         let theirs = shared.clone();
         match std::thread::Builder::new().name("gpurun-stdin".into()).spawn(move || read_stdin(source, &theirs)) {
             Ok(_) => {
-                self.stdin = Stdin::Reading(shared.clone());
+                *stdin = Stdin::Reading(shared.clone());
                 Ok(shared)
             }
             Err(e) => {
                 let e = errno_of(e);
-                self.stdin = Stdin::Failed(e);
+                *stdin = Stdin::Failed(e);
                 Err(e)
             }
         }
@@ -413,6 +479,33 @@ fn read_stdin(mut source: StdinSource, shared: &StdinShared) {
         if b.end.is_some() || b.closed {
             return;
         }
+    }
+}
+
+/// The name of call `call` for reports (std's name for what it does).
+pub fn call_name(call: u32) -> &'static str {
+    match call {
+        CALL_OPEN => "open",
+        CALL_CLOSE => "close",
+        CALL_READ => "read",
+        CALL_WRITE => "write",
+        CALL_SEEK => "seek",
+        CALL_SYNC => "sync",
+        CALL_SET_LEN => "set_len",
+        CALL_FSTAT => "metadata",
+        CALL_STAT => "stat",
+        CALL_READ_DIR => "read_dir",
+        CALL_MKDIR => "create_dir",
+        CALL_RMDIR => "remove_dir",
+        CALL_UNLINK => "remove_file",
+        CALL_RENAME => "rename",
+        CALL_COPY => "copy",
+        CALL_GETCWD => "current_dir",
+        CALL_SET_PERM => "set_permissions",
+        CALL_STDIN_READ => "stdin read",
+        CALL_READLINK => "read_link",
+        CALL_CANONICALIZE => "canonicalize",
+        _ => "unknown call",
     }
 }
 

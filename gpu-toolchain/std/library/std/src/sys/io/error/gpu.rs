@@ -56,6 +56,8 @@ pub fn error_string(code: i32) -> String {
         EBADF => "Bad file descriptor",
         EAGAIN => "Resource temporarily unavailable",
         ENOMEM => "Cannot allocate memory",
+        ENFILE => "Too many open files in system",
+        EMFILE => "Too many open files",
         EACCES => "Permission denied",
         EBUSY => "Device or resource busy",
         EEXIST => "File exists",
