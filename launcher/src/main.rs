@@ -148,7 +148,7 @@ pub struct RunArgs {
     /// Device heap, in bytes [default: 512M or a quarter of free memory, the lesser]
     #[arg(long, value_parser = parse_size)]
     pub heap_size: Option<u64>,
-    /// Stop after this many seconds and report what each thread was doing (exit code 124)
+    /// Stop after this many seconds and report what each thread was doing, host calls still running included; gpurun exits (code 124) within a second of it, even with a host call blocked for good
     #[arg(long, value_parser = parse_seconds)]
     pub timeout: Option<std::time::Duration>,
     /// Longest sleep of an idle warp between polls, in nanoseconds (0: the runtime's default)
