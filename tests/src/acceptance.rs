@@ -257,7 +257,7 @@ pub const EMULATED: &[(&str, &[&str])] = &[
     ("files-stdin", &[]),
     ("async-tasks", &[]),
     ("cargo-test", &[]),
-    ("host-emfile", &[]),
+    ("host-emfile", &["--threads", "2"]),
     ("host-fifo-small-ring", &["--threads", "8"]),
 ];
 
