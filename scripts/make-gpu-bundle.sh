@@ -9,14 +9,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 examples=(hello-threads std-coverage real-crates crate-sweep files-stdin async-tasks)
 checks=(all-threads-print panic hang fault exit-code spawn-exhaust spawn-cycles maths lanes lanes-misuse
-        scoped-stacks stack-overflow deep-recursion file-throughput soak fs-root heap-big)
+        scoped-stacks stack-overflow deep-recursion file-throughput soak fs-root heap-big host-limits)
 B=gpu-bundle
 emulated=false
 if [ "${1:-}" = --emulated ]; then
     shift
     emulated=true
     examples=(hello-threads std-coverage files-stdin async-tasks)
-    checks=(panic hang fault exit-code spawn-cycles maths lanes stack-overflow deep-recursion soak fs-root heap-big)
+    checks=(panic hang fault exit-code spawn-cycles maths lanes stack-overflow deep-recursion soak fs-root heap-big host-limits)
     B=target/emulated-bundle
 fi
 # Both bundles: std details compared with the host's (std-details.expected below).

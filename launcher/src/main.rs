@@ -156,7 +156,9 @@ pub struct RunArgs {
     /// prints std's message and this heap's size
     #[arg(long, allow_negative_numbers = true, value_parser = parse_nonzero_size)]
     pub heap_size: Option<u64>,
-    /// Stop after this many seconds and report what each thread was doing (exit code 124)
+    /// Stop after this many seconds and report what each thread was doing,
+    /// host calls still running included; gpurun exits (code 124) within a
+    /// second of it, even with a host call blocked for good
     #[arg(long, allow_hyphen_values = true, value_parser = parse_seconds)]
     pub timeout: Option<std::time::Duration>,
     /// Longest sleep of an idle warp between polls, in nanoseconds (0: the runtime's default)

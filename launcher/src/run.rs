@@ -17,7 +17,7 @@ use crate::timeline;
 use crate::launch_block::{LAUNCH_BLOCK_BYTES, launch_block_bytes, string_tables, string_tables_size};
 use crate::report::{self, RunStatus};
 use crate::ring::calls::{FsAccess, FsRoot, HostCalls, RootError};
-use crate::ring::server::{STATE_BROKEN, STATE_EXITED, Server, ServerReport, Shared, Sink};
+use crate::ring::server::{CallInFlight, STATE_BROKEN, STATE_EXITED, Server, ServerReport, Shared, Sink};
 use crate::ring::{RingError, RingView};
 
 /// Device memory the default heap leaves free: a thirty-second of what is
@@ -43,6 +43,9 @@ pub const DEFAULT_CALL_STACK: u64 = 64 << 10;
 pub const DEFAULT_RING_SLOTS: u32 = 4096;
 /// How long the kernel may take to end after the program exited.
 pub const EXIT_GRACE: Duration = Duration::from_secs(1);
+/// How long gpurun may take, after `--timeout`, to print its report and
+/// exit; past it the process ends with 124 whatever it was doing.
+pub const TIMEOUT_REPORT_GRACE: Duration = Duration::from_millis(900);
 
 #[derive(Clone, Debug)]
 pub struct RunOptions {
@@ -332,6 +335,7 @@ pub fn execute(
     backend.launch(plan.grid, plan.block_threads, block)?;
     timeline::mark("launched");
 
+    crate::ring::calls::raise_fd_limit();
     let shared = Shared::default();
     let (ending, server) = std::thread::scope(|scope| {
         let server = Server::new(ring, plan.num_threads, sink).with_calls(calls);
@@ -342,10 +346,15 @@ pub fn execute(
             .expect("spawning the ring server thread");
         let ending = watch(backend, shared, opts, start);
         timeline::mark("kernel ended");
+        // Nothing below waits on the program's host calls (they run on
+        // workers nobody joins); the deadline bounds it if something else
+        // does (a stdout nobody reads). Cancelled when `execute` returns.
+        let deadline = matches!(ending, Ending::Timeout).then(|| exit_after(TIMEOUT_REPORT_GRACE, exit::TIMEOUT));
         shared.stop.store(true, Ordering::Release);
         let report = handle.join().expect("the ring server thread panicked");
-        (ending, report)
+        (ending, (report, deadline))
     });
+    let (server, _deadline) = server;
     status.elapsed_s = start.elapsed().as_secs_f64();
 
     let table_copy = match (&ending, staging) {
@@ -476,7 +485,8 @@ fn conclude(
         Ending::Timeout => {
             status.status = "timeout".into();
             status.exit_code = exit::TIMEOUT;
-            let threads = report::live_threads(table, &server.last_lines, &server.exited_threads);
+            let mut threads = report::live_threads(table, &server.last_lines, &server.exited_threads);
+            note_host_calls(&mut threads, &server.calls_in_flight);
             let timeout = opts.timeout.unwrap_or_default();
             let mut msg = format!(
                 "gpurun: timeout: the program did not finish within {}s ({} threads launched)",
@@ -497,6 +507,37 @@ fn conclude(
             Some(msg)
         }
     }
+}
+
+/// Adds to each thread's state the host call it is blocked in, if any (a
+/// thread whose call runs is listed even where the table could not say).
+fn note_host_calls(threads: &mut Vec<report::ThreadReport>, calls: &[CallInFlight]) {
+    for c in calls {
+        let note = format!("in host call `{}` for {:.1} s", c.call, c.seconds);
+        match threads.iter_mut().find(|t| t.index == c.thread) {
+            Some(t) => t.state = format!("{}, {note}", t.state),
+            None => threads.push(report::ThreadReport { index: c.thread, name: None, state: note, last_line: None }),
+        }
+    }
+    threads.sort_by_key(|t| t.index);
+}
+
+/// Starts a thread that ends the process with `code` after `after` unless
+/// the returned sender is dropped first: the bound on how long gpurun takes
+/// to finish a run that timed out, whatever it waits on.
+fn exit_after(after: Duration, code: i32) -> std::sync::mpsc::Sender<()> {
+    let (cancel, cancelled) = std::sync::mpsc::channel::<()>();
+    let spawned = std::thread::Builder::new().name("gpurun-deadline".into()).spawn(move || {
+        if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = cancelled.recv_timeout(after) {
+            eprintln!("gpurun: timeout: the report did not finish within {after:?}; exiting");
+            // SAFETY: `_exit` has no preconditions; it ends the process
+            // without running exit handlers, which could wait for the kernel.
+            unsafe { libc::_exit(code) }
+        }
+    });
+    // Without the thread the report still comes, only without the bound.
+    drop(spawned);
+    cancel
 }
 
 /// The mapped buffer as atomic words.

@@ -17,6 +17,15 @@
 //!   `FLAG_REPLY`): the host answers with up to `RING_PAYLOAD_BYTES` bytes
 //!   from that offset (zeroed past the reply's end). The host keeps a
 //!   thread's last reply until the thread's next call.
+//! - a call that has not finished soon (a FIFO with no writer, a slow
+//!   disk) is answered with [`STATUS_PENDING`] instead, so that its slot
+//!   does not stay taken while the ring goes round (the host consumes
+//!   tickets in order: a slot never freed would stop every thread's
+//!   packets one ring later). The device then asks for the result with
+//!   [`OP_CALL_WAIT`] (`FLAG_REPLY`), answered like the call's last
+//!   packet: the result, or [`STATUS_PENDING`] again. The host holds each
+//!   such packet until the result is in or the ring needs the slot, so a
+//!   waiting thread costs few packets.
 //! - a request longer than [`MAX_REQUEST`], or whose packets add up to more
 //!   or less than its `arg1`, breaks the protocol: the host stops serving
 //!   and the run ends (exit 6). The device end must refuse such a request
@@ -39,7 +48,11 @@
 //! with the host's `ErrorKind`. A handle is the host's number for an open
 //! file, not an OS file descriptor; handles 0..=2 are never given out.
 
-pub use crate::protocol::{OP_CALL, OP_CALL_MORE};
+pub use crate::protocol::{OP_CALL, OP_CALL_MORE, OP_CALL_WAIT};
+
+/// [`ReplyHead::status`] of a call still running on the host: ask again
+/// with [`OP_CALL_WAIT`]. Never an errno (those are -1..=-4095).
+pub const STATUS_PENDING: i64 = i64::MIN;
 
 /// Open a file. Head: one word, [`OPEN_*`](OPEN_READ) flags in the low 32
 /// bits and the mode of a created file (before the host's umask) in the
@@ -273,6 +286,8 @@ pub mod errno {
     pub const EBADF: i32 = 9;
     pub const EAGAIN: i32 = 11;
     pub const ENOMEM: i32 = 12;
+    pub const ENFILE: i32 = 23;
+    pub const EMFILE: i32 = 24;
     pub const EACCES: i32 = 13;
     pub const EBUSY: i32 = 16;
     pub const EEXIST: i32 = 17;

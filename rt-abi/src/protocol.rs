@@ -46,7 +46,7 @@ pub const DEFAULT_IDLE_SLEEP_NS: u32 = 1000;
 /// `LaunchBlock::magic`: "GPUT" little endian.
 pub const LAUNCH_MAGIC: u32 = 0x5455_5047;
 /// Bumped on every incompatible change of this module.
-pub const ABI_VERSION: u32 = 7;
+pub const ABI_VERSION: u32 = 8;
 
 /// Lanes of each NVIDIA warp that run frames, and so get a stack in
 /// [`LaunchBlock::stacks`]: all 32 (the other 31 run `gpu_lanes` work while
@@ -338,6 +338,10 @@ pub const OP_RANDOM: u32 = 5;
 pub const OP_CALL: u32 = 6;
 /// More of the thread's last host-call reply: `arg0` = offset into it.
 pub const OP_CALL_MORE: u32 = 7;
+/// The result of the thread's host call in progress, after the host
+/// answered it with [`STATUS_PENDING`](crate::hostcall::STATUS_PENDING)
+/// (`FLAG_REPLY`): answered as the call's last packet is.
+pub const OP_CALL_WAIT: u32 = 8;
 
 /// More packets of the same write (or host-call request) follow.
 pub const FLAG_MORE: u32 = 1;
@@ -345,7 +349,7 @@ pub const FLAG_MORE: u32 = 1;
 pub const FLAG_REPLY: u32 = 2;
 
 /// Highest opcode a host accepts.
-pub const OP_MAX: u32 = OP_CALL_MORE;
+pub const OP_MAX: u32 = OP_CALL_WAIT;
 
 const _: () = assert!(core::mem::size_of::<LaunchBlock>() == 176);
 const _: () = assert!(core::mem::size_of::<StrRef>() == 16);

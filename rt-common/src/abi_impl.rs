@@ -358,7 +358,9 @@ pub unsafe fn random_bytes<H: Hal>(rt: &Runtime, dest: *mut u8, len: usize) -> b
 /// the reply's total length in `reply_len` (which may exceed `reply_cap`;
 /// only `reply_cap` bytes are written). Without a usable ring: `-ENOSYS`.
 /// A stdin read the host has no input for yet (`-EAGAIN`) is asked again
-/// after a sleep, so the caller sees only data, the end, or an error.
+/// after a sleep, and a call still running on the host
+/// ([`STATUS_PENDING`](rt_abi::hostcall::STATUS_PENDING)) is waited for, so
+/// the caller sees only data, the end, or an error.
 ///
 /// # Safety
 /// `head`, `body` are readable for `head_len`, `body_len` bytes; `reply` is
@@ -375,7 +377,7 @@ pub unsafe fn host_call<H: Hal>(
     reply_cap: usize,
     reply_len: *mut usize,
 ) -> i64 {
-    use rt_abi::hostcall::{CALL_STDIN_READ, errno};
+    use rt_abi::hostcall::{CALL_STDIN_READ, STATUS_PENDING, errno};
     leader_only::<H>(rt, "host_call");
     let me = rt.me::<H>();
     let slot = rt.my_slot::<H>();
@@ -402,7 +404,14 @@ pub unsafe fn host_call<H: Hal>(
     }
     let mut nap_ns: u32 = 20_000;
     loop {
-        let (status, total) = ring::host_call::<H, _>(rt.ring(), &slot.wait, rt.wait_sleep_ns(), me, call, head, body, reply);
+        let (mut status, mut total) = ring::host_call::<H, _>(rt.ring(), &slot.wait, rt.wait_sleep_ns(), me, call, head, body, reply);
+        while status == STATUS_PENDING {
+            // The call runs on the host (a FIFO, a slow disk): ask for its
+            // result; the host holds each ask while it can.
+            slot.wait.store(rt_abi::protocol::WAIT_HOST, crate::primitive::Ordering::Relaxed);
+            leave_if_exiting::<H>(slot);
+            (status, total) = ring::call_wait::<H, _>(rt.ring(), &slot.wait, rt.wait_sleep_ns(), me, reply);
+        }
         if call == CALL_STDIN_READ && status == -i64::from(errno::EAGAIN) {
             // No input yet: wait as a sleeping thread would (reported as
             // waiting for the host), up to 1 ms between asks.

@@ -542,7 +542,7 @@ pub fn host_call<H: Hal, M: RingMem>(
     body: &[u8],
     reply: &mut [u8],
 ) -> (i64, u64) {
-    use rt_abi::hostcall::{FIRST_REPLY_BYTES, OP_CALL, REPLY_HEAD_BYTES, ReplyHead};
+    use rt_abi::hostcall::OP_CALL;
     let total = head.len() + body.len();
     let mut chunk = [0u8; RING_PAYLOAD_BYTES];
     let mut sent = 0;
@@ -572,21 +572,48 @@ pub fn host_call<H: Hal, M: RingMem>(
             send::<H, M>(m, wait, max_sleep_ns, &p, &chunk[..n]);
             continue;
         }
-        // The reply lands in `chunk` (the request's bytes are sent).
         let mut first = [0u8; RING_PAYLOAD_BYTES];
         call_for_bytes::<H, M>(m, wait, max_sleep_ns, &p, &chunk[..n], &mut first);
-        let mut head_bytes = [0u8; REPLY_HEAD_BYTES];
-        head_bytes.copy_from_slice(&first[..REPLY_HEAD_BYTES]);
-        let rh = ReplyHead::from_bytes(&head_bytes);
-        let want = reply.len().min(usize::try_from(rh.total).unwrap_or(usize::MAX));
-        let n = want.min(FIRST_REPLY_BYTES);
-        reply[..n].copy_from_slice(&first[REPLY_HEAD_BYTES..REPLY_HEAD_BYTES + n]);
-        if n < want {
-            let fetch: fn(&M, &AtomicU32, u32, u32, usize, &mut [u8]) = fetch_reply::<H, M>;
-            out_of_line(fetch)(m, wait, max_sleep_ns, thread, n, &mut reply[..want]);
-        }
-        return (rh.status, rh.total);
+        return take_reply::<H, M>(m, wait, max_sleep_ns, thread, &first, reply);
     }
+}
+
+/// The result of the thread's host call that the host answered with
+/// [`STATUS_PENDING`](rt_abi::hostcall::STATUS_PENDING): sends
+/// [`OP_CALL_WAIT`](rt_abi::hostcall::OP_CALL_WAIT) and reads the answer as
+/// [`host_call`] does, which may be `STATUS_PENDING` again (the host held
+/// the packet as long as the ring could spare its slot).
+pub fn call_wait<H: Hal, M: RingMem>(m: &M, wait: &AtomicU32, max_sleep_ns: u32, thread: u32, reply: &mut [u8]) -> (i64, u64) {
+    let p = Packet { op: rt_abi::hostcall::OP_CALL_WAIT, thread, flags: FLAG_REPLY, arg0: 0, arg1: 0 };
+    let mut first = [0u8; RING_PAYLOAD_BYTES];
+    call_for_bytes::<H, M>(m, wait, max_sleep_ns, &p, &[], &mut first);
+    take_reply::<H, M>(m, wait, max_sleep_ns, thread, &first, reply)
+}
+
+/// A call's answer in its slot (`first`: [`ReplyHead`] and the reply's
+/// first bytes): copies up to `reply.len()` bytes of the reply into
+/// `reply`, fetching beyond the first slot with `OP_CALL_MORE`; returns
+/// the status and the reply's total length.
+fn take_reply<H: Hal, M: RingMem>(
+    m: &M,
+    wait: &AtomicU32,
+    max_sleep_ns: u32,
+    thread: u32,
+    first: &[u8; RING_PAYLOAD_BYTES],
+    reply: &mut [u8],
+) -> (i64, u64) {
+    use rt_abi::hostcall::{FIRST_REPLY_BYTES, REPLY_HEAD_BYTES, ReplyHead};
+    let mut head_bytes = [0u8; REPLY_HEAD_BYTES];
+    head_bytes.copy_from_slice(&first[..REPLY_HEAD_BYTES]);
+    let rh = ReplyHead::from_bytes(&head_bytes);
+    let want = reply.len().min(usize::try_from(rh.total).unwrap_or(usize::MAX));
+    let n = want.min(FIRST_REPLY_BYTES);
+    reply[..n].copy_from_slice(&first[REPLY_HEAD_BYTES..REPLY_HEAD_BYTES + n]);
+    if n < want {
+        let fetch: fn(&M, &AtomicU32, u32, u32, usize, &mut [u8]) = fetch_reply::<H, M>;
+        out_of_line(fetch)(m, wait, max_sleep_ns, thread, n, &mut reply[..want]);
+    }
+    (rh.status, rh.total)
 }
 
 /// Most `OP_CALL_MORE` packets in flight at once: a long reply (a file

@@ -65,6 +65,9 @@ pub struct Check {
     pub args: &'static [&'static str],
     /// The bundle file the program reads on stdin (none: stdin is empty).
     pub stdin: Option<&'static str>,
+    /// A FIFO the suite makes in the log folder under this name before the
+    /// run (`{logs}/NAME` in `args`), which nobody writes.
+    pub fifo: Option<&'static str>,
     /// The exit code `gpurun` must end with.
     pub exit: i32,
     /// What the output must show, each with the sentence a pass prints.
@@ -72,7 +75,7 @@ pub struct Check {
 }
 
 const fn check(name: &'static str, program: Program, exit: i32) -> Check {
-    Check { name, program, options: &[], args: &[], stdin: None, exit, expect: &[] }
+    Check { name, program, options: &[], args: &[], stdin: None, fifo: None, exit, expect: &[] }
 }
 
 impl Check {
@@ -86,6 +89,10 @@ impl Check {
     }
     const fn stdin(mut self, bundle_file: &'static str) -> Check {
         self.stdin = Some(bundle_file);
+        self
+    }
+    const fn fifo(mut self, name: &'static str) -> Check {
+        self.fifo = Some(name);
         self
     }
     const fn expect(mut self, expect: &'static [(Expect, &'static str)]) -> Check {
@@ -246,6 +253,34 @@ pub const CHECKS: &[Check] = &[
     check("cargo-test-list", Compiled("cargo-test"), 0)
         .args(&["--list"])
         .expect(&[(StdoutLine("tests::fib_small: test"), "--list lists the tests")]),
+    // Host calls at the launcher's limits (examples/gpu-checks/src/bin/host-limits.rs):
+    // open files until EMFILE; a thread blocked in a host call (a FIFO
+    // nobody writes) holds up no other thread's output nor the timeout.
+    check("host-emfile", Compiled("host-limits"), 0).args(&["emfile", "{bundle}/gpurun"]).expect(&[
+        (StdoutLine("host-limits: open failed after 1024 files: Too many open files (os error 24)"), "open past 1,024 files: EMFILE, std's message"),
+        (StdoutLine("host-limits: kind Uncategorized, raw Some(24)"), "... std's ErrorKind for EMFILE"),
+        (StdoutLine("host-limits: open after a close: ok"), "a close makes room"),
+    ]),
+    // 4,500 lines: more than the ring's 4,096 slots go round past the blocked call's.
+    check("host-fifo", Compiled("host-limits"), 124).options(&["--timeout", "5", "--json"]).fifo("host-fifo.fifo").args(&["fifo", "{logs}/host-fifo.fifo", "1500"]).expect(&[
+        (StdoutLine("printer 2 line 1499"), "the other threads' output while one is blocked in a host call"),
+        (StdoutLine("host-limits: printers done, main waits for reads-fifo"), "... all of it"),
+        (StderrHas("\"reads-fifo\""), "the timeout report names the blocked thread"),
+        (StderrHas("in host call `open`"), "... and its host call"),
+        (Custom(timeout_within_a_second), "gpurun ended within a second of --timeout"),
+    ]),
+    // The same through a 16-slot ring (fewer lines, for the emulator).
+    check("host-fifo-small-ring", Compiled("host-limits"), 124)
+        .options(&["--timeout", "5", "--json", "--ring-slots", "16"])
+        .fifo("host-fifo-small-ring.fifo")
+        .args(&["fifo", "{logs}/host-fifo-small-ring.fifo", "40"])
+        .expect(&[
+            (StdoutLine("printer 2 line 39"), "the other threads' output while one is blocked in a host call"),
+            (StdoutLine("host-limits: printers done, main waits for reads-fifo"), "... all of it"),
+            (StderrHas("\"reads-fifo\""), "the timeout report names the blocked thread"),
+            (StderrHas("in host call `open`"), "... and its host call"),
+            (Custom(timeout_within_a_second), "gpurun ended within a second of --timeout"),
+        ]),
     check("wrong-vendor", OtherVendor("hello-threads"), 4),
     check("ptx-too-new", FuturePtx("hello-threads"), 4),
 ];
@@ -282,6 +317,8 @@ pub const EMULATED: &[(&str, &[&str])] = &[
     ("cwd", &["--threads", "4"]),
     ("async-tasks", &[]),
     ("cargo-test", &[]),
+    ("host-emfile", &["--threads", "2"]),
+    ("host-fifo-small-ring", &["--threads", "8"]),
 ];
 
 /// The options a check adds on the emulator, if it runs there.
@@ -371,6 +408,16 @@ fn spawned_thread_output_captured(o: &Output) -> Result<String, String> {
         Some(_) => Err(format!("`{LINE}` printed before `{HEADER}`: not captured")),
         None => Err(format!("no `{LINE}`")),
     }
+}
+
+/// `host-fifo`: `--json`'s `elapsed_s` (from the launch to the end of the
+/// report) is within a second of the 5 s `--timeout`.
+fn timeout_within_a_second(o: &Output) -> Result<String, String> {
+    let json = o.stderr.lines().rev().find(|l| l.starts_with('{')).ok_or("no --json status line on stderr")?;
+    let at = json.find("\"elapsed_s\":").ok_or("no elapsed_s in the status")? + "\"elapsed_s\":".len();
+    let num: String = json[at..].chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+    let secs: f64 = num.parse().map_err(|_| format!("elapsed_s `{num}` is not a number"))?;
+    if (5.0..=6.0).contains(&secs) { Ok(format!("{secs:.2} s")) } else { Err(format!("elapsed_s {secs:.2}, want 5..=6")) }
 }
 
 /// `thread N line M`, both numbers decimal.
@@ -505,6 +552,16 @@ impl Suite {
         if self.emulate {
             let _ = std::fs::remove_file(&stats);
             cmd.env("AMD_EMU_STATS", &stats);
+        }
+        if let Some(name) = c.fifo {
+            let path = self.logs.join(name);
+            let _ = std::fs::remove_file(&path);
+            let made = Command::new("mkfifo").arg(&path).status().is_ok_and(|s| s.success());
+            if !made {
+                let why = format!("mkfifo {} failed", path.display());
+                println!("   FAIL: {why}");
+                return CheckResult { name: c.name, command: command.clone(), exit: None, seconds: 0.0, verdicts: vec![Verdict::Fail(why)] };
+            }
         }
         let start = Instant::now();
         let output = self.execute(cmd, c.name, c.stdin);

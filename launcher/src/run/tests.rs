@@ -353,6 +353,39 @@ fn timeout_reports_blocked_threads_and_last_lines() {
 }
 
 #[test]
+fn timeout_does_not_wait_for_a_blocked_host_call() {
+    use rt_abi::hostcall::{CALL_OPEN, OPEN_READ};
+    use std::os::unix::ffi::OsStrExt;
+    let dir = std::env::temp_dir().join(format!("gpurun-run-fifo-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("fifo");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let opts = RunOptions { timeout: Some(Duration::from_millis(200)), ..Default::default() };
+    let path = fifo.as_os_str().as_bytes().to_vec();
+    let started = Instant::now();
+    let (r, _) = run_with(opts, move |d| {
+        let p = d.producer();
+        d.set_thread(3, THREAD_RUNNING, WAIT_HOST, "reads-fifo");
+        // Thread 3 opens a FIFO nobody writes: the host's open never ends.
+        let mut req = u64::from(OPEN_READ).to_le_bytes().to_vec();
+        req.extend_from_slice(&path);
+        p.call_request(3, CALL_OPEN, &req);
+        p.write(1, 1, b"still printing\n");
+        d.spin_until_cancelled();
+        Ok(())
+    });
+    let r = r.unwrap();
+    assert!(started.elapsed() < Duration::from_secs(2), "execute took {:?}", started.elapsed());
+    assert_eq!((r.status.status.as_str(), r.status.exit_code), ("timeout", exit::TIMEOUT));
+    let m = r.message.unwrap();
+    assert!(m.contains("thread 3 \"reads-fifo\": waiting for the host, in host call `open` for"), "{m}");
+    // Let the worker go.
+    drop(std::fs::OpenOptions::new().write(true).open(&fifo).unwrap());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn detached_threads_do_not_hold_the_exit() {
     let opts = RunOptions { exit_grace: Duration::from_millis(50), ..Default::default() };
     let (r, _) = run_with(opts, |d| {

@@ -225,3 +225,39 @@ fn long_replies_through_a_tiny_ring() {
         0
     });
 }
+
+/// A thread blocked in a host call (opening a FIFO nobody writes) while
+/// another prints many rings' worth of lines: the device end waits through
+/// `STATUS_PENDING` and `OP_CALL_WAIT`, the lines all arrive meanwhile, and
+/// the call ends when a writer comes.
+#[test]
+fn a_thread_blocked_on_a_fifo_holds_up_no_output() {
+    let d = TempDir::new("harness-fifo");
+    let fifo = d.0.join("fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success());
+    assert!(made, "mkfifo");
+    let mut cfg = Config::new(3, 32);
+    cfg.ring_capacity = 16;
+    let out = run_ok(cfg, move || {
+        let path = fifo.as_os_str().as_bytes().to_vec();
+        let reader = spawn(move || {
+            let f = open(&path, OPEN_READ, 0);
+            assert!(f >= 3, "open of the FIFO: {f}");
+            let (n, bytes, _) = call_reply(CALL_READ, &[f as u64, 100], &[], 100);
+            assert_eq!((n, &bytes[..]), (6, &b"hello\n"[..]));
+        })
+        .expect("a free warp");
+        for i in 0..200 {
+            super::abi::println(&format!("line {i}"));
+        }
+        // The host side writes: the reader's open and read end.
+        use std::io::Write;
+        let mut w = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+        w.write_all(b"hello\n").unwrap();
+        reader.join();
+        0
+    });
+    let lines: Vec<String> = out.writes.iter().map(|w| String::from_utf8_lossy(&w.bytes).into_owned()).collect();
+    let want: Vec<String> = (0..200).map(|i| format!("line {i}\n")).collect();
+    assert_eq!(lines, want);
+}

@@ -11,16 +11,22 @@
 //! than the request (≤ [`MAX_REQUEST`](rt_abi::hostcall::MAX_REQUEST)) or
 //! [`MAX_TRANSFER`] says. A call the docs give no status for returns 0.
 //!
-//! The calls run on the server thread, one at a time in ticket order, as
-//! the OS calls of one process; only stdin, which may never come, is read
-//! by a thread of its own ([`CALL_STDIN_READ`] never blocks the server).
+//! The calls run on the server's call workers ([`super::pool`]), several
+//! at once, as the OS calls of one process's threads: the table of open
+//! files is locked only to find, add or remove a handle, never during an
+//! OS call, so a `read` blocked on a FIFO holds up no other thread's
+//! `open`. A program has at most [`MAX_OPEN_FILES`] handles open; past
+//! that `open` fails with `EMFILE`, as the host's own `open` would at its
+//! limit (which becomes the program's error the same way). Stdin, which
+//! may never come, is read by a thread of its own ([`CALL_STDIN_READ`]
+//! never blocks).
 
 use std::collections::{HashMap, VecDeque};
 use std::fs::{self, File, Metadata};
 use std::io::{self, ErrorKind, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::MetadataExt;
 use std::prelude::rust_2024::*;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 use std::vec;
 
@@ -99,6 +105,11 @@ const OPEN_CHANGES: u32 = OPEN_WRITE | OPEN_APPEND | OPEN_TRUNCATE | OPEN_CREATE
 /// The first handle given out: 0..=2 read like the standard streams.
 pub const FIRST_HANDLE: u64 = 3;
 
+/// Files a program may have open at once: Linux's default soft
+/// `RLIMIT_NOFILE`, what the same program would get on the host. Past it
+/// `CALL_OPEN` fails with `EMFILE` ("Too many open files").
+pub const MAX_OPEN_FILES: usize = 1024;
+
 /// What stdin is read from.
 type StdinSource = Box<dyn Read + Send>;
 
@@ -134,18 +145,29 @@ enum Stdin {
     Failed(i32),
 }
 
-/// The host's side of the program's host calls.
+/// The open files: handle → file. A call takes its file's `Arc` and lets
+/// go of the table before the OS call.
+struct Files {
+    open: HashMap<u64, Arc<File>>,
+    /// `CALL_OPEN`s between taking a place under [`MAX_OPEN_FILES`] and
+    /// adding their handle (their OS `open` runs unlocked).
+    opening: usize,
+    next_handle: u64,
+}
+
+/// The host's side of the program's host calls, shared by the call workers.
 pub struct HostCalls {
     access: FsAccess,
     paths: Paths,
-    files: HashMap<u64, File>,
-    next_handle: u64,
-    stdin: Stdin,
+    files: Mutex<Files>,
+    stdin: Mutex<Stdin>,
 }
 
 impl Drop for HostCalls {
     fn drop(&mut self) {
-        if let Stdin::Reading(shared) = &self.stdin {
+        if let Ok(stdin) = self.stdin.get_mut()
+            && let Stdin::Reading(shared) = stdin
+        {
             if let Ok(mut b) = shared.buf.lock() {
                 b.closed = true;
             }
@@ -156,7 +178,7 @@ impl Drop for HostCalls {
 
 impl core::fmt::Debug for HostCalls {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("HostCalls").field("access", &self.access).field("open_files", &self.files.len()).finish()
+        f.debug_struct("HostCalls").field("access", &self.access).field("open_files", &self.open_files()).finish()
     }
 }
 
@@ -171,9 +193,8 @@ impl HostCalls {
         HostCalls {
             access,
             paths: Paths::host(),
-            files: HashMap::new(),
-            next_handle: FIRST_HANDLE,
-            stdin: Stdin::Idle(Box::new(stdin)),
+            files: Mutex::new(Files { open: HashMap::new(), opening: 0, next_handle: FIRST_HANDLE }),
+            stdin: Mutex::new(Stdin::Idle(Box::new(stdin))),
         }
     }
 
@@ -201,14 +222,21 @@ impl HostCalls {
 
     /// Handles open now.
     pub fn open_files(&self) -> usize {
-        self.files.len()
+        self.table().open.len()
     }
 
     /// Runs call `call` on its assembled request (head then body) and
     /// returns its status (≥ 0, or `-errno`) and reply bytes.
-    pub fn call(&mut self, call: u32, request: &[u8]) -> (i64, Vec<u8>) {
+    pub fn call(&self, call: u32, request: &[u8]) -> (i64, Vec<u8>) {
+        self.call_within(call, request, usize::MAX)
+    }
+
+    /// [`call`](Self::call), reading at most `max_read` bytes for a
+    /// `CALL_READ` or `CALL_STDIN_READ` (a short read, when the host's
+    /// buffer budget is low; at least 1 byte is always asked for).
+    pub fn call_within(&self, call: u32, request: &[u8], max_read: usize) -> (i64, Vec<u8>) {
         let mut reply = Vec::new();
-        let status = match self.dispatch(call, request, &mut reply) {
+        let status = match self.dispatch(call, request, max_read.max(1), &mut reply) {
             Ok(s) => s,
             Err(e) => {
                 reply.clear();
@@ -218,7 +246,14 @@ impl HostCalls {
         (status, reply)
     }
 
-    fn dispatch(&mut self, call: u32, request: &[u8], reply: &mut Vec<u8>) -> Result<i64, i32> {
+    /// Whether `call` may block for long (on a FIFO, a terminal, a slow
+    /// disk): all that touch files; not the working directory's name, nor
+    /// stdin (served from its reader thread's buffer).
+    pub fn may_block(call: u32) -> bool {
+        !matches!(call, CALL_GETCWD | CALL_STDIN_READ)
+    }
+
+    fn dispatch(&self, call: u32, request: &[u8], max_read: usize, reply: &mut Vec<u8>) -> Result<i64, i32> {
         let words = head_words_of(call).ok_or(errno::EINVAL)?;
         if !self.access.allows(call) {
             return Err(errno::EACCES);
@@ -238,22 +273,25 @@ impl HostCalls {
             }
             CALL_CLOSE => {
                 no_body()?;
-                self.files.remove(&w(0)).map(drop).ok_or(errno::EBADF)?;
+                let file = self.table().open.remove(&w(0)).ok_or(errno::EBADF)?;
+                // The OS close (which may block, on NFS) outside the lock;
+                // a call still using the file closes it when it ends.
+                drop(file);
                 Ok(0)
             }
             CALL_READ => {
                 no_body()?;
                 let f = self.file(w(0))?;
-                let want = w(1).min(MAX_TRANSFER) as usize;
+                let want = (w(1).min(MAX_TRANSFER) as usize).min(max_read);
                 reply.resize(want, 0);
-                let n = retry(|| f.read(reply)).map_err(errno_of)?;
+                let n = retry(|| (&*f).read(reply)).map_err(errno_of)?;
                 reply.truncate(n);
                 Ok(n as i64)
             }
             CALL_WRITE => {
                 let f = self.file(w(0))?;
                 let n = body.len().min(MAX_TRANSFER as usize);
-                Ok(retry(|| f.write(&body[..n])).map_err(errno_of)? as i64)
+                Ok(retry(|| (&*f).write(&body[..n])).map_err(errno_of)? as i64)
             }
             CALL_SEEK => {
                 no_body()?;
@@ -265,7 +303,7 @@ impl HostCalls {
                     SEEK_END => SeekFrom::End(offset),
                     _ => return Err(errno::EINVAL),
                 };
-                let at = f.seek(to).map_err(errno_of)?;
+                let at = (&*f).seek(to).map_err(errno_of)?;
                 i64::try_from(at).map_err(|_| errno::EINVAL)
             }
             CALL_SYNC => {
@@ -330,7 +368,7 @@ impl HostCalls {
             }
             CALL_STDIN_READ => {
                 no_body()?;
-                self.stdin_read(w(0), reply)
+                self.stdin_read(w(0).min(max_read as u64), reply)
             }
             CALL_READLINK => {
                 reply.extend_from_slice(&path_calls::readlink(&self.paths, path(body)?)?);
@@ -344,28 +382,46 @@ impl HostCalls {
         }
     }
 
-    fn open(&mut self, flags: u32, mode: u32, path: &[u8]) -> Result<i64, i32> {
+    fn table(&self) -> MutexGuard<'_, Files> {
+        // A worker that panicked mid-update leaves a table still whole:
+        // every update is one map operation.
+        self.files.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn open(&self, flags: u32, mode: u32, path: &[u8]) -> Result<i64, i32> {
         if flags & !OPEN_ALL != 0 {
             return Err(errno::EINVAL);
         }
         if self.access == FsAccess::ReadOnly && flags & OPEN_CHANGES != 0 {
             return Err(errno::EACCES);
         }
-        let file = path_calls::open(&self.paths, flags, mode, path)?;
-        let handle = self.next_handle;
+        {
+            let mut t = self.table();
+            if t.open.len() + t.opening >= MAX_OPEN_FILES {
+                return Err(errno::EMFILE);
+            }
+            t.opening += 1;
+        }
+        // The OS `open` runs unlocked (it blocks on a FIFO until its other
+        // end opens); the host's own `EMFILE`/`ENFILE` come back as they are.
+        let opened = path_calls::open(&self.paths, flags, mode, path);
+        let mut t = self.table();
+        t.opening -= 1;
+        let file = opened?;
+        let handle = t.next_handle;
         let status = i64::try_from(handle).map_err(|_| errno::ENOMEM)?;
-        self.next_handle += 1;
-        self.files.insert(handle, file);
+        t.next_handle += 1;
+        t.open.insert(handle, Arc::new(file));
         Ok(status)
     }
 
-    fn file(&mut self, handle: u64) -> Result<&mut File, i32> {
-        self.files.get_mut(&handle).ok_or(errno::EBADF)
+    fn file(&self, handle: u64) -> Result<Arc<File>, i32> {
+        self.table().open.get(&handle).cloned().ok_or(errno::EBADF)
     }
 
     /// What stdin has buffered, up to `want` bytes; 0 at its end; `-EAGAIN`
     /// while nothing has come (the device asks again).
-    fn stdin_read(&mut self, want: u64, reply: &mut Vec<u8>) -> Result<i64, i32> {
+    fn stdin_read(&self, want: u64, reply: &mut Vec<u8>) -> Result<i64, i32> {
         let want = want.min(MAX_TRANSFER) as usize;
         if want == 0 {
             return Ok(0);
@@ -387,25 +443,26 @@ impl HostCalls {
     }
 
     /// The stdin reader, started on first use.
-    fn stdin_reader(&mut self) -> Result<Arc<StdinShared>, i32> {
-        match &self.stdin {
+    fn stdin_reader(&self) -> Result<Arc<StdinShared>, i32> {
+        let mut stdin = self.stdin.lock().map_err(|_| errno::EIO)?;
+        match &*stdin {
             Stdin::Reading(s) => return Ok(s.clone()),
             Stdin::Failed(e) => return Err(*e),
             Stdin::Idle(_) => {}
         }
-        let Stdin::Idle(source) = core::mem::replace(&mut self.stdin, Stdin::Failed(errno::EIO)) else {
+        let Stdin::Idle(source) = core::mem::replace(&mut *stdin, Stdin::Failed(errno::EIO)) else {
             unreachable!("matched above")
         };
         let shared = Arc::new(StdinShared::default());
         let theirs = shared.clone();
         match std::thread::Builder::new().name("gpurun-stdin".into()).spawn(move || read_stdin(source, &theirs)) {
             Ok(_) => {
-                self.stdin = Stdin::Reading(shared.clone());
+                *stdin = Stdin::Reading(shared.clone());
                 Ok(shared)
             }
             Err(e) => {
                 let e = errno_of(e);
-                self.stdin = Stdin::Failed(e);
+                *stdin = Stdin::Failed(e);
                 Err(e)
             }
         }
@@ -435,6 +492,52 @@ fn read_stdin(mut source: StdinSource, shared: &StdinShared) {
         if b.end.is_some() || b.closed {
             return;
         }
+    }
+}
+
+/// Raises gpurun's soft limit of open files to its hard limit, so the
+/// program's own limit (`MAX_OPEN_FILES`, Linux's default soft limit) is
+/// what it meets, not gpurun's, which its driver's files count against too.
+/// Where that fails the host's `EMFILE` still reaches the program as its
+/// own error.
+pub fn raise_fd_limit() {
+    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: `lim` is a valid, writable rlimit.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } == 0 && lim.rlim_cur < lim.rlim_max {
+        lim.rlim_cur = lim.rlim_max;
+        // SAFETY: `lim` is a valid rlimit; raising the soft limit up to the
+        // hard one needs no privilege.
+        unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &lim) };
+    }
+}
+
+/// The name of call `call` for reports (std's name for what it does).
+pub fn call_name(call: u32) -> &'static str {
+    match call {
+        CALL_OPEN => "open",
+        CALL_CLOSE => "close",
+        CALL_READ => "read",
+        CALL_WRITE => "write",
+        CALL_SEEK => "seek",
+        CALL_SYNC => "sync",
+        CALL_SET_LEN => "set_len",
+        CALL_FSTAT => "metadata",
+        CALL_STAT => "stat",
+        CALL_READ_DIR => "read_dir",
+        CALL_MKDIR => "create_dir",
+        CALL_RMDIR => "remove_dir",
+        CALL_UNLINK => "remove_file",
+        CALL_RENAME => "rename",
+        CALL_COPY => "copy",
+        CALL_GETCWD => "current_dir",
+        CALL_SET_PERM => "set_permissions",
+        CALL_STDIN_READ => "stdin read",
+        CALL_READLINK => "read_link",
+        CALL_CANONICALIZE => "canonicalize",
+        CALL_CHDIR => "set_current_dir",
+        CALL_SYMLINK => "symlink",
+        CALL_LINK => "hard_link",
+        _ => "unknown call",
     }
 }
 

@@ -21,7 +21,9 @@
 //! bad handle, a bad path) is answered with `-errno` by [`calls`], and the
 //! server goes on.
 
+pub mod budget;
 pub mod calls;
+pub mod pool;
 pub mod server;
 pub mod testing;
 #[cfg(test)]
@@ -30,14 +32,14 @@ mod tests;
 use std::mem::offset_of;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use rt_abi::hostcall::{MAX_REQUEST, OP_CALL, OP_CALL_MORE};
+use rt_abi::hostcall::{MAX_REQUEST, OP_CALL, OP_CALL_MORE, OP_CALL_WAIT};
 use rt_abi::protocol::{
     FLAG_MORE, FLAG_REPLY, OP_ABORT, OP_EXIT, OP_MAX, OP_NOP, OP_RANDOM, OP_THREAD_EXIT, OP_WRITE, RING_MAGIC, RING_PAYLOAD_BYTES,
     RING_SLOT_BYTES, RING_SLOTS_OFFSET, RingHeader, RingSlotHeader, ring_bytes,
 };
 
 // The opcodes are dense: `decode_slot` accepts 0..=OP_MAX.
-const _: () = assert!(OP_CALL == OP_RANDOM + 1 && OP_CALL_MORE == OP_CALL + 1 && OP_MAX == OP_CALL_MORE);
+const _: () = assert!(OP_CALL == OP_RANDOM + 1 && OP_CALL_MORE == OP_CALL + 1 && OP_CALL_WAIT == OP_CALL_MORE + 1 && OP_MAX == OP_CALL_WAIT);
 
 #[cfg(not(target_endian = "little"))]
 compile_error!("the ring layout is little endian on both GPUs; a big-endian host would need byte swaps");
@@ -93,6 +95,12 @@ pub enum RingError {
     CallShort { ticket: u64, thread: u32, total: u64, have: u64 },
     #[error("packet {ticket}: thread {thread} asked for more of a reply (OP_CALL_MORE) in the middle of sending a request")]
     CallMoreMidRequest { ticket: u64, thread: u32 },
+    #[error("packet {ticket}: OP_CALL_WAIT (a pending call's result) without waiting for the reply (no FLAG_REPLY)")]
+    CallWaitWithoutReply { ticket: u64 },
+    #[error("packet {ticket}: thread {thread} sent a host call while its previous call was still running")]
+    CallWhileRunning { ticket: u64, thread: u32 },
+    #[error("packet {ticket}: thread {thread} asked for a call's result (OP_CALL_WAIT) but no answer of its was pending")]
+    WaitWithoutCall { ticket: u64, thread: u32 },
 }
 
 /// A decoded, validated packet.
@@ -147,6 +155,8 @@ pub enum Op {
     CallMore {
         offset: u64,
     },
+    /// The result of the thread's call answered `STATUS_PENDING` (`FLAG_REPLY`).
+    CallWait,
 }
 
 fn u32_at(b: &[u8], off: usize) -> u32 {
@@ -234,6 +244,12 @@ pub fn decode_slot(slot: &[u8], ticket: u64, num_threads: u32) -> Result<Packet,
                 return Err(RingError::CallMoreWithoutReply { ticket });
             }
             Op::CallMore { offset: arg0 }
+        }
+        OP_CALL_WAIT => {
+            if flags & FLAG_REPLY == 0 {
+                return Err(RingError::CallWaitWithoutReply { ticket });
+            }
+            Op::CallWait
         }
         _ => unreachable!("op ≤ OP_MAX was checked"),
     };

@@ -165,13 +165,26 @@ impl Producer<'_> {
         (head.status, head.total, b[REPLY_HEAD_BYTES..].to_vec())
     }
 
+    /// A call's request, then its answer's status, total length and first
+    /// bytes, asking with `OP_CALL_WAIT` for as long as the host answers
+    /// `STATUS_PENDING` (the call still runs), as the device end does.
+    pub fn call_head(&self, thread: u32, call: u32, request: &[u8]) -> (i64, u64, Vec<u8>) {
+        use rt_abi::hostcall::{OP_CALL_WAIT, STATUS_PENDING};
+        let t = self.call_request(thread, call, request);
+        let mut head = self.reply_head(t);
+        while head.0 == STATUS_PENDING {
+            let t = self.send(thread, OP_CALL_WAIT, FLAG_REPLY, 0, &[]);
+            head = self.reply_head(t);
+        }
+        head
+    }
+
     /// A whole host call as the device end makes it, with a server serving
     /// the ring meanwhile: the request, then `OP_CALL_MORE` for the rest of
     /// a long reply (up to `cap` bytes). Returns the status and the reply.
     pub fn call(&self, thread: u32, call: u32, request: &[u8], cap: usize) -> (i64, Vec<u8>) {
         use rt_abi::hostcall::OP_CALL_MORE;
-        let t = self.call_request(thread, call, request);
-        let (status, total, first) = self.reply_head(t);
+        let (status, total, first) = self.call_head(thread, call, request);
         let want = cap.min(total as usize);
         let mut reply = first;
         reply.truncate(want);

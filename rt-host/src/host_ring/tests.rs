@@ -43,7 +43,7 @@ fn writes_are_assembled_per_thread() {
     let sink = VecSink::default();
     let shared = Shared::default();
     let mut s = Server::new(RingView::new(&words, 64).unwrap(), 4, sink.clone());
-    assert_eq!(s.drain(&shared).unwrap(), 4);
+    assert_eq!(s.settle(&shared).unwrap(), 4);
     let out = sink.0.lock().unwrap().clone();
     assert_eq!(out, vec![(2, b"from two\n".to_vec()), (1, long_a.clone())]);
     let r = s.finish();
@@ -58,7 +58,7 @@ fn unfinished_writes_are_flushed_at_the_end() {
     p.send(0, OP_WRITE, FLAG_MORE, 1, b"partial ");
     let sink = VecSink::default();
     let mut s = Server::new(RingView::new(&words, 8).unwrap(), 1, sink.clone());
-    s.drain(&Shared::default()).unwrap();
+    s.settle(&Shared::default()).unwrap();
     assert!(sink.0.lock().unwrap().is_empty());
     let r = s.finish();
     assert_eq!(sink.0.lock().unwrap()[0], (1, b"partial ".to_vec()));
@@ -74,7 +74,7 @@ fn exit_abort_and_thread_exit() {
     p.send(0, OP_EXIT, 0, 0, &[]);
     let shared = Shared::default();
     let mut s = Server::new(RingView::new(&words, 8).unwrap(), 4, VecSink::default());
-    s.drain(&shared).unwrap();
+    s.settle(&shared).unwrap();
     assert_eq!(shared.state.load(Ordering::Acquire), super::server::STATE_EXITED);
     assert_eq!(shared.code.load(Ordering::Relaxed), 101);
     let r = s.finish();
@@ -88,7 +88,7 @@ fn negative_exit_codes_survive_either_extension() {
     let p = Producer::new(&words, 8);
     p.send(0, OP_EXIT, 0, (-3i64) as u64, &[]);
     let mut s = Server::new(RingView::new(&words, 8).unwrap(), 1, VecSink::default());
-    s.drain(&Shared::default()).unwrap();
+    s.settle(&Shared::default()).unwrap();
     assert_eq!(s.finish().exit.unwrap().code, -3);
     assert_eq!(exit_code(0xFFFF_FFFD), -3);
 }
@@ -104,7 +104,7 @@ fn replies_and_laps() {
     let mut s = Server::new(RingView::new(&words, 2).unwrap(), 1, VecSink::default());
     let t0 = p.send(0, OP_NOP, FLAG_REPLY, 0, &[]);
     let t1 = p.send(0, OP_NOP, 0, 0, &[]);
-    assert_eq!(s.drain(&shared).unwrap(), 2);
+    assert_eq!(s.settle(&shared).unwrap(), 2);
     let v = RingView::new(&words, 2).unwrap();
     assert_eq!(v.consumed(), 2);
     assert_eq!(p.unread[0].load(Ordering::Relaxed), t0 + 1, "ticket 0's reply is marked unread");
@@ -118,7 +118,7 @@ fn replies_and_laps() {
         assert_eq!(third.join().unwrap(), 2);
     });
     assert_eq!(v.state(2).unwrap(), SlotState::Published);
-    assert_eq!(s.drain(&shared).unwrap(), 1);
+    assert_eq!(s.settle(&shared).unwrap(), 1);
     assert_eq!(t1, 1);
 }
 
@@ -190,9 +190,9 @@ fn raw_args(words: &[AtomicU64], cap: u64, t: u64, op: u32, thread: u32, len: u3
 #[test]
 fn corrupt_packets_are_errors() {
     type Case = ((u32, u32, u32, u32, u64, u64), fn(&RingError) -> bool);
-    let cases: [Case; 21] = [
+    let cases: [Case; 24] = [
         ((99, 0, 0, 0, 0, 0), |e| matches!(e, RingError::BadOp { op: 99, .. })),
-        ((OP_MAX + 1, 0, 0, FLAG_REPLY, 0, 0), |e| matches!(e, RingError::BadOp { op: 8, .. })),
+        ((OP_MAX + 1, 0, 0, FLAG_REPLY, 0, 0), |e| matches!(e, RingError::BadOp { op: 9, .. })),
         ((OP_WRITE, 7, 1, 0, 1, 0), |e| matches!(e, RingError::BadThread { thread: 7, .. })),
         ((OP_WRITE, 0, 193, 0, 1, 0), |e| matches!(e, RingError::BadLen { len: 193, .. })),
         ((OP_WRITE, 0, u32::MAX, 0, 1, 0), |e| matches!(e, RingError::BadLen { .. })),
@@ -213,12 +213,16 @@ fn corrupt_packets_are_errors() {
         ((OP_CALL, 0, 193, FLAG_REPLY, 1, 193), |e| matches!(e, RingError::BadLen { .. })),
         ((OP_CALL_MORE, 0, 0, 0, 0, 0), |e| matches!(e, RingError::CallMoreWithoutReply { .. })),
         ((OP_CALL_MORE, 0, 0, FLAG_MORE | FLAG_REPLY, 0, 0), |e| matches!(e, RingError::BadFlags { .. })),
+        ((OP_CALL_WAIT, 0, 0, 0, 0, 0), |e| matches!(e, RingError::CallWaitWithoutReply { .. })),
+        ((OP_CALL_WAIT, 0, 0, FLAG_MORE | FLAG_REPLY, 0, 0), |e| matches!(e, RingError::BadFlags { .. })),
+        // A result asked for when no call was answered STATUS_PENDING.
+        ((OP_CALL_WAIT, 0, 0, FLAG_REPLY, 0, 0), |e| matches!(e, RingError::WaitWithoutCall { .. })),
     ];
     for ((op, thread, len, flags, arg0, arg1), check) in cases {
         let words = setup(4);
         raw_args(&words, 4, 0, op, thread, len, flags, arg0, arg1);
         let mut s = Server::new(RingView::new(&words, 4).unwrap(), 4, VecSink::default());
-        let e = s.drain(&Shared::default()).unwrap_err();
+        let e = s.settle(&Shared::default()).unwrap_err();
         assert!(check(&e), "op {op}: {e}");
         assert!(!e.to_string().is_empty());
     }
@@ -226,7 +230,7 @@ fn corrupt_packets_are_errors() {
     let words = setup(4);
     words[RING_SLOTS_OFFSET / 8].store(77, Ordering::Relaxed);
     let mut s = Server::new(RingView::new(&words, 4).unwrap(), 4, VecSink::default());
-    assert!(matches!(s.drain(&Shared::default()), Err(RingError::BadSeq { seq: 77, .. })));
+    assert!(matches!(s.settle(&Shared::default()), Err(RingError::BadSeq { seq: 77, .. })));
 }
 
 #[test]
@@ -302,7 +306,7 @@ fn fuzz_served_ring_never_panics() {
         let sink = VecSink::default();
         let mut s = Server::new(RingView::new(&words, cap).unwrap(), 1 + (round % 5), sink);
         for _ in 0..4 {
-            if s.drain(&Shared::default()).is_err() {
+            if s.settle(&Shared::default()).is_err() {
                 break;
             }
         }
@@ -376,7 +380,7 @@ fn random_requests_get_bytes_in_the_reply() {
     }
     raw(&words, 4, 0, OP_RANDOM, 0, 0, FLAG_REPLY, 64);
     let mut s = Server::new(RingView::new(&words, 4).unwrap(), 1, VecSink::default());
-    assert_eq!(s.drain(&Shared::default()).unwrap(), 1);
+    assert_eq!(s.settle(&Shared::default()).unwrap(), 1);
     let reply_seq = RING_SLOTS_OFFSET / 8 + offset_of!(RingSlotHeader, reply_seq) / 8;
     assert_eq!(words[reply_seq].load(Ordering::Acquire), 1, "no reply");
     let got: Vec<u64> = words[payload..payload + 8].iter().map(|w| w.load(Ordering::Relaxed)).collect();
@@ -384,7 +388,7 @@ fn random_requests_get_bytes_in_the_reply() {
     assert!(words[payload + 8..payload + RING_PAYLOAD_BYTES / 8].iter().all(|w| w.load(Ordering::Relaxed) == 0));
     // A second draw (slot 1) differs from the first.
     raw(&words, 4, 1, OP_RANDOM, 0, 0, FLAG_REPLY, 64);
-    assert_eq!(s.drain(&Shared::default()).unwrap(), 1);
+    assert_eq!(s.settle(&Shared::default()).unwrap(), 1);
     let second = RING_SLOTS_OFFSET / 8 + RING_SLOT_BYTES / 8 + size_of::<RingSlotHeader>() / 8;
     let got2: Vec<u64> = words[second..second + 8].iter().map(|w| w.load(Ordering::Relaxed)).collect();
     assert_ne!(got, got2);
@@ -422,8 +426,8 @@ fn calls_are_answered_in_their_slot() {
     // An unknown call: answered with EINVAL, the server goes on.
     let u = p.call_request(0, 99, b"whatever");
     // A short head.
-    let v = p.call_request(0, CALL_READ, &[1, 2, 3]);
-    assert_eq!(s.drain(&Shared::default()).unwrap(), 3);
+    let v = p.call_request(1, CALL_READ, &[1, 2, 3]);
+    assert_eq!(s.settle(&Shared::default()).unwrap(), 3);
     let (status, total, first) = p.reply_head(t);
     assert_eq!((status, total as usize), (0, cwd.len()));
     let n = cwd.len().min(FIRST_REPLY_BYTES);
@@ -441,11 +445,11 @@ fn a_server_not_told_otherwise_denies_files() {
     std::fs::write(d.0.join("f"), b"x").unwrap();
     let words = setup(8);
     let p = Producer::new(&words, 8);
-    let mut s = Server::new(RingView::new(&words, 8).unwrap(), 1, VecSink::default());
+    let mut s = Server::new(RingView::new(&words, 8).unwrap(), 3, VecSink::default());
     let t = p.call_request(0, CALL_OPEN, &request(&[open_head(OPEN_READ, 0)], &[&d.path("f")]));
-    let g = p.call_request(0, CALL_GETCWD, &[]);
-    let i = p.call_request(0, CALL_STDIN_READ, &request(&[10], &[]));
-    s.drain(&Shared::default()).unwrap();
+    let g = p.call_request(1, CALL_GETCWD, &[]);
+    let i = p.call_request(2, CALL_STDIN_READ, &request(&[10], &[]));
+    s.settle(&Shared::default()).unwrap();
     assert_eq!(p.reply_head(t).0, -i64::from(errno::EACCES));
     assert_eq!(p.reply_head(g).0, 0);
     let st = p.reply_head(i).0;
@@ -476,13 +480,19 @@ fn long_replies_come_with_call_more() {
         assert_eq!(p.call(1, CALL_SEEK, &request(&[f as u64, SEEK_SET, 0], &[]), 0).0, 0);
         let (n, part) = p.call(1, CALL_READ, &request(&[f as u64, 50_000], &[]), 1000);
         assert_eq!((n, &part[..]), (50_000, &data[..1000]));
-        // The rest of that reply stays until the thread's next call ...
-        let t = p.send(1, OP_CALL_MORE, FLAG_REPLY, 49_900, &[]);
-        assert_eq!(p.await_reply_bytes(t, 100), data[49_900..50_000]);
+        // The rest of that reply stays until its end is fetched ...
+        let t = p.send(1, OP_CALL_MORE, FLAG_REPLY, 1000, &[]);
+        assert_eq!(p.await_reply_bytes(t, RING_PAYLOAD_BYTES), data[1000..1000 + RING_PAYLOAD_BYTES]);
         let t = p.send(1, OP_CALL_MORE, FLAG_REPLY, 49_990, &[]);
         let mut tail = data[49_990..50_000].to_vec();
         tail.resize(RING_PAYLOAD_BYTES, 0);
         assert_eq!(p.await_reply_bytes(t, RING_PAYLOAD_BYTES), tail, "zeroed past the end");
+        let t = p.send(1, OP_CALL_MORE, FLAG_REPLY, 49_900, &[]);
+        assert_eq!(p.await_reply_bytes(t, 100), vec![0; 100], "let go once its end was fetched");
+        // ... or the thread's next call.
+        assert_eq!(p.call(1, CALL_SEEK, &request(&[f as u64, SEEK_SET, 0], &[]), 0).0, 0);
+        let (n, part) = p.call(1, CALL_READ, &request(&[f as u64, 50_000], &[]), 1000);
+        assert_eq!((n, &part[..]), (50_000, &data[..1000]));
         // ... and is no one else's: thread 0 has none.
         let t = p.send(0, OP_CALL_MORE, FLAG_REPLY, 0, &[]);
         assert_eq!(p.await_reply_bytes(t, RING_PAYLOAD_BYTES), vec![0; RING_PAYLOAD_BYTES]);
@@ -513,7 +523,7 @@ fn long_replies_come_with_call_more() {
         handle.join().unwrap()
     });
     assert!(report.error.is_none(), "{:?}", report.error);
-    assert_eq!(report.calls, 9);
+    assert_eq!(report.calls, 11);
 }
 
 #[test]
@@ -527,7 +537,7 @@ fn interleaved_requests_are_assembled_per_thread() {
     for (th, h) in handles.iter_mut().enumerate().skip(1) {
         let path = d.path(&format!("f{th}"));
         let t = p.call_request(th as u32, CALL_OPEN, &request(&[open_head(OPEN_WRITE | OPEN_CREATE, 0o644)], &[&path]));
-        s.drain(&shared).unwrap();
+        s.settle(&shared).unwrap();
         *h = p.reply_head(t).0;
         assert!(*h >= 3);
     }
@@ -547,7 +557,7 @@ fn interleaved_requests_are_assembled_per_thread() {
             last[0] = p.call_request(3, CALL_STAT, &request(&[1], &[&d.path("f1")]));
         }
     }
-    s.drain(&shared).unwrap();
+    s.settle(&shared).unwrap();
     let (st, total, _) = p.reply_head(last[0]);
     assert_eq!((st, total), (0, STAT_BYTES as u64), "stat while thread 1's write was incomplete");
     for th in 1..=2 {
@@ -609,7 +619,7 @@ fn call_assembly_errors() {
         let p = Producer::new(&words, 16);
         script(&p);
         let mut s = call_server(&words, 16, 4, HostCalls::denied());
-        let e = s.drain(&Shared::default()).unwrap_err();
+        let e = s.settle(&Shared::default()).unwrap_err();
         assert!(check(&e), "{e:?}");
         assert!(!e.to_string().is_empty());
     }
@@ -617,7 +627,7 @@ fn call_assembly_errors() {
     let words = setup(4);
     let p = Producer::new(&words, 4);
     p.send_args(0, OP_CALL, FLAG_REPLY, 1, 20, &[0; 10]);
-    let e = call_server(&words, 4, 1, HostCalls::denied()).drain(&Shared::default()).unwrap_err();
+    let e = call_server(&words, 4, 1, HostCalls::denied()).settle(&Shared::default()).unwrap_err();
     assert!(matches!(e, RingError::CallShort { total: 20, have: 10, .. }), "{e:?}");
 }
 
@@ -760,7 +770,19 @@ fn fuzz_host_calls_never_panic() {
         let breaks = round % 2 == 1;
         let mut reply_tickets = Vec::new();
         let mut sent = 0usize;
-        while sent < 180 {
+        // Served as a device end waits: each packet that asks for a reply
+        // is answered before its thread sends more.
+        let calls = HostCalls::with_stdin(access, std::io::Cursor::new(stdin));
+        let mut s = call_server(&words, CAP, threads, calls);
+        let mut result = Ok(());
+        let serve = |s: &mut Server<'_, VecSink>, result: &mut Result<(), RingError>| {
+            if result.is_ok()
+                && let Err(e) = s.settle(&Shared::default())
+            {
+                *result = Err(e);
+            }
+        };
+        while sent < 180 && result.is_ok() {
             let th = (rng.next() % u64::from(threads)) as u32;
             match rng.next() % 10 {
                 0..=6 => {
@@ -790,10 +812,14 @@ fn fuzz_host_calls_never_panic() {
                             flags = (rng.next() % 4) as u32;
                         }
                         let t = p.send_args(th, OP_CALL, flags, u64::from(call), total, c);
+                        sent += 1;
                         if flags & FLAG_REPLY != 0 {
                             reply_tickets.push(t);
+                            serve(&mut s, &mut result);
+                            if result.is_err() {
+                                break;
+                            }
                         }
-                        sent += 1;
                     }
                 }
                 7 | 8 => {
@@ -805,6 +831,7 @@ fn fuzz_host_calls_never_panic() {
                     let t = p.send_args(th, OP_CALL_MORE, flags, offset, rng.next() % 3, &[]);
                     if flags & FLAG_REPLY != 0 {
                         reply_tickets.push(t);
+                        serve(&mut s, &mut result);
                     }
                     sent += 1;
                 }
@@ -819,15 +846,7 @@ fn fuzz_host_calls_never_panic() {
                 }
             }
         }
-        let calls = HostCalls::with_stdin(access, std::io::Cursor::new(stdin));
-        let mut s = call_server(&words, CAP, threads, calls);
-        let result = loop {
-            match s.drain(&Shared::default()) {
-                Ok(0) => break Ok(()),
-                Ok(_) => {}
-                Err(e) => break Err(e),
-            }
-        };
+        serve(&mut s, &mut result);
         match result {
             Ok(()) => {
                 for &t in &reply_tickets {
@@ -845,4 +864,159 @@ fn fuzz_host_calls_never_panic() {
     }
     assert!(replied >= 200 && errors > 50, "both outcomes should be common: {replied} served, {errors} errors");
     assert_eq!(cwd_entries(), cwd_before, "the fuzzer touched the working directory");
+}
+
+/// `mkfifo PATH` (coreutils): a FIFO nobody has opened.
+fn make_fifo(path: &std::path::Path) {
+    let ok = std::process::Command::new("mkfifo").arg(path).status().is_ok_and(|s| s.success());
+    assert!(ok, "mkfifo {} failed", path.display());
+}
+
+#[test]
+fn a_blocked_call_holds_up_no_other_thread() {
+    const CAP: u32 = 16;
+    let d = TempDir::new("ring-fifo");
+    let fifo = d.0.join("fifo");
+    make_fifo(&fifo);
+    std::fs::write(d.0.join("plain"), b"plain").unwrap();
+    let words = setup(CAP);
+    let shared = Shared::default();
+    let sink = VecSink::default();
+    let report = std::thread::scope(|sc| {
+        let server = Server::new(RingView::new(&words, CAP).unwrap(), 3, sink.clone()).with_calls(all_calls());
+        let handle = sc.spawn(|| server.serve(&shared));
+        // Thread 0 opens the FIFO to read: the OS open waits for a writer.
+        let (words, fifo) = (&words, &fifo);
+        let blocked = sc.spawn(move || {
+            let p = Producer::new(words, CAP);
+            p.call(0, CALL_OPEN, &request(&[open_head(OPEN_READ, 0)], &[&path_bytes(fifo)]), 0).0
+        });
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        // Thread 1 prints ten rings' worth of lines and reads a file
+        // meanwhile: the ring goes round past thread 0's slot many times.
+        let p = Producer::new(words, CAP);
+        for i in 0..10 * CAP {
+            p.write(1, 1, format!("line {i}\n").as_bytes());
+        }
+        let (f, _) = p.call(1, CALL_OPEN, &request(&[open_head(OPEN_READ, 0)], &[&d.path("plain")]), 0);
+        assert!(f >= 3, "open of a plain file while another thread's open blocks: {f}");
+        assert_eq!(p.call(1, CALL_READ, &request(&[f as u64, 100], &[]), 100), (5, b"plain".to_vec()));
+        assert!(!blocked.is_finished(), "nobody has opened the FIFO to write yet");
+        // A writer comes: thread 0's open ends and it gets its handle.
+        let writer = std::fs::OpenOptions::new().write(true).open(fifo).unwrap();
+        let h = blocked.join().unwrap();
+        assert!(h >= 3 && h != f, "the FIFO's handle: {h}");
+        drop(writer);
+        shared.stop.store(true, Ordering::Release);
+        handle.join().unwrap()
+    });
+    assert!(report.error.is_none(), "{:?}", report.error);
+    assert!(report.pending_answers >= 1, "the blocked call's slot was given back with STATUS_PENDING");
+    let out: Vec<u8> = sink.0.lock().unwrap().iter().flat_map(|(_, b)| b.clone()).collect();
+    let want: String = (0..10 * CAP).map(|i| format!("line {i}\n")).collect();
+    assert_eq!(String::from_utf8(out).unwrap(), want);
+    assert!(report.calls_in_flight.is_empty());
+}
+
+#[test]
+fn a_call_still_running_is_reported_and_not_waited_for() {
+    const CAP: u32 = 8;
+    let d = TempDir::new("ring-stuck");
+    let fifo = d.0.join("fifo");
+    make_fifo(&fifo);
+    let words = setup(CAP);
+    let shared = Shared::default();
+    let p = Producer::new(&words, CAP);
+    let mut s = call_server(&words, CAP, 2, all_calls());
+    p.call_request(1, CALL_OPEN, &request(&[open_head(OPEN_READ, 0)], &[&path_bytes(&fifo)]));
+    s.drain(&shared).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    s.drain(&shared).unwrap();
+    assert_eq!(s.calls_running(), 1);
+    // `finish` returns at once, leaving the worker blocked in the OS open.
+    let r = s.finish();
+    assert_eq!(r.calls_in_flight.len(), 1);
+    assert_eq!((r.calls_in_flight[0].thread, r.calls_in_flight[0].call), (1, "open"));
+    // Let the worker go (the process would otherwise keep it to its end).
+    drop(std::fs::OpenOptions::new().write(true).open(&fifo).unwrap());
+}
+
+/// 4,096 simulated threads, each with an unfinished long write and a 1 MiB
+/// read whose reply it leaves unfetched, through a server with a 4 MiB
+/// budget: what the server buffers (all charged to the budget) stays under
+/// it, output is not lost, and reads come back short rather than failing.
+#[test]
+fn thousands_of_threads_stay_within_the_budget() {
+    const CAP: u32 = 1024;
+    const THREADS: u32 = 4096;
+    const PRODUCERS: u32 = 8;
+    const BUDGET: usize = 4 << 20;
+    const PIECES: usize = 20;
+    let d = TempDir::new("ring-budget");
+    let data: Vec<u8> = (0..MAX_TRANSFER as u32).map(|i| (i % 251) as u8).collect();
+    std::fs::write(d.0.join("big"), &data).unwrap();
+    let big = d.path("big");
+    let words = setup(CAP);
+    let shared = Shared::default();
+    let sink = VecSink::default();
+    let server = Server::new(RingView::new(&words, CAP).unwrap(), THREADS, sink.clone()).with_calls(all_calls()).with_budget(BUDGET);
+    let budget = server.budget().clone();
+    let (report, reads) = std::thread::scope(|sc| {
+        let handle = sc.spawn(|| server.serve(&shared));
+        let producers: Vec<_> = (0..PRODUCERS)
+            .map(|k| {
+                let (words, big, data) = (&words, &big, &data);
+                sc.spawn(move || {
+                    let p = Producer::new(words, CAP);
+                    let mine: Vec<u32> = (k..THREADS).step_by(PRODUCERS as usize).collect();
+                    // Every thread's long line, a packet at a time, round robin:
+                    // 4,096 unfinished writes of up to 3,840 bytes (15 MiB).
+                    let piece = [b'x'; RING_PAYLOAD_BYTES];
+                    for _ in 0..PIECES {
+                        for &t in &mine {
+                            p.send(t, OP_WRITE, FLAG_MORE, 1, &piece);
+                        }
+                    }
+                    for &t in &mine {
+                        p.send(t, OP_WRITE, 0, 1, b"\n");
+                    }
+                    // A 1 MiB read each, its reply left unfetched (kept by the
+                    // host until the thread's next call): 4 GiB unbounded.
+                    let mut reads = Vec::new();
+                    let (f, _) = p.call(mine[0], CALL_OPEN, &request(&[open_head(OPEN_READ, 0)], &[big]), 0);
+                    assert!(f >= 3, "open: {f}");
+                    for &t in &mine {
+                        assert_eq!(p.call(t, CALL_SEEK, &request(&[f as u64, SEEK_SET, 0], &[]), 0).0, 0);
+                        let (n, total, first) = p.call_head(t, CALL_READ, &request(&[f as u64, MAX_TRANSFER], &[]));
+                        assert!(n > 0 && n as u64 == total, "read: {n}, {total} bytes");
+                        assert_eq!(first[..], data[..FIRST_REPLY_BYTES]);
+                        reads.push(n as u64);
+                    }
+                    // Each thread's next call lets its kept reply go.
+                    for &t in &mine {
+                        assert_eq!(p.call(t, CALL_GETCWD, &[], 0).0, 0);
+                    }
+                    assert_eq!(p.call(mine[0], CALL_CLOSE, &request(&[f as u64], &[]), 0).0, 0);
+                    reads
+                })
+            })
+            .collect();
+        let reads: Vec<u64> = producers.into_iter().flat_map(|h| h.join().unwrap()).collect();
+        shared.stop.store(true, Ordering::Release);
+        (handle.join().unwrap(), reads)
+    });
+    assert!(report.error.is_none(), "{:?}", report.error);
+    let peak = report.peak_buffered;
+    assert!(peak <= BUDGET, "peak {peak} bytes buffered, budget {BUDGET}");
+    assert!(peak > BUDGET / 2, "the test should fill the budget: peak {peak}");
+    assert_eq!(budget.used(), 0, "every buffer gave its charge back");
+    // Every byte came out, some lines in pieces.
+    let writes = sink.0.lock().unwrap();
+    let bytes: usize = writes.iter().map(|(_, b)| b.len()).sum();
+    assert_eq!(bytes, THREADS as usize * (PIECES * RING_PAYLOAD_BYTES + 1));
+    assert!(writes.len() > THREADS as usize, "over the budget, long writes are passed on in pieces");
+    // Reads were cut short, never refused, and some got all they asked.
+    assert_eq!(reads.len(), THREADS as usize);
+    assert!(reads.iter().any(|&n| n < MAX_TRANSFER), "some reads came back short");
+    assert!(reads.iter().all(|&n| n >= FIRST_REPLY_BYTES as u64));
 }

@@ -24,33 +24,49 @@ use std::ffi::{CStr, CString};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStringExt;
 use std::prelude::rust_2024::*;
+use std::sync::{Arc, Mutex};
 
 use rt_abi::hostcall::errno;
 
 use super::sandbox::{FsRoot, last_errno};
 
-/// The program's current directory.
+/// The program's current directory. Calls run on several workers at once:
+/// each takes a clone (the fd's `Arc`) for its whole duration, so a
+/// `set_current_dir` meanwhile never closes an fd a call still uses.
+#[derive(Clone)]
 enum Cwd {
     /// gpurun's own (no root, no `set_current_dir` yet).
     Launcher,
     /// Set by the program, without a root.
-    Dir(OwnedFd),
+    Dir(Arc<OwnedFd>),
     /// Under a root: the directory (`None`: the root itself).
-    InRoot(Option<OwnedFd>),
+    InRoot(Option<Arc<OwnedFd>>),
+}
+
+impl Cwd {
+    /// The fd relative paths start from without a root.
+    fn fd(&self) -> RawFd {
+        match self {
+            Cwd::Dir(fd) => fd.as_raw_fd(),
+            Cwd::Launcher | Cwd::InRoot(_) => libc::AT_FDCWD,
+        }
+    }
 }
 
 /// The program's view of the file system.
 pub struct Paths {
     root: Option<FsRoot>,
-    cwd: Cwd,
+    /// Process-wide, as on Linux: every thread's calls share it.
+    cwd: Mutex<Cwd>,
 }
 
 /// A path's final component and the directory holding it.
 pub struct At {
     /// The directory, when one was opened for this path.
     dir: Option<OwnedFd>,
-    /// The directory to use when none was opened (the current directory).
-    cwd: RawFd,
+    /// The directory to use when none was opened (the current directory,
+    /// as it was when the call began).
+    cwd: Cwd,
     /// What the `*at()` call names: the one final component under a root,
     /// the whole path without one.
     pub name: CString,
@@ -63,19 +79,19 @@ pub struct At {
 
 impl At {
     pub fn dir(&self) -> RawFd {
-        self.dir.as_ref().map_or(self.cwd, |d| d.as_raw_fd())
+        self.dir.as_ref().map_or_else(|| self.cwd.fd(), |d| d.as_raw_fd())
     }
 }
 
 impl Paths {
     /// The host's file system, from gpurun's working directory.
     pub fn host() -> Paths {
-        Paths { root: None, cwd: Cwd::Launcher }
+        Paths { root: None, cwd: Mutex::new(Cwd::Launcher) }
     }
 
     /// Everything beneath `root`, starting at its top.
     pub fn in_root(root: FsRoot) -> Paths {
-        Paths { root: Some(root), cwd: Cwd::InRoot(None) }
+        Paths { root: Some(root), cwd: Mutex::new(Cwd::InRoot(None)) }
     }
 
     pub fn root(&self) -> Option<&FsRoot> {
@@ -85,15 +101,25 @@ impl Paths {
     /// Opens `path` with `flags` (`O_CLOEXEC` added; a final symlink is
     /// followed unless they hold `O_NOFOLLOW`) and, when creating, `mode`.
     pub fn open(&self, path: &[u8], flags: i32, mode: u32) -> Result<OwnedFd, i32> {
+        self.open_from(&self.current(), path, flags, mode)
+    }
+
+    fn open_from(&self, cwd: &Cwd, path: &[u8], flags: i32, mode: u32) -> Result<OwnedFd, i32> {
         match &self.root {
-            Some(root) => root.open_beneath(&self.rooted(path)?, flags, mode),
-            None => openat(self.cwd_fd(), &cstring(path)?, flags, mode),
+            Some(root) => root.open_beneath(&self.rooted(cwd, path)?, flags, mode),
+            None => openat(cwd.fd(), &cstring(path)?, flags, mode),
         }
+    }
+
+    /// The current directory as it is now.
+    fn current(&self) -> Cwd {
+        // Every update is one assignment: a poisoned lock still holds a whole value.
+        self.cwd.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// The directory holding `path`'s final component, and the component.
     pub fn at(&self, path: &[u8]) -> Result<At, i32> {
-        let cwd = self.cwd_fd();
+        let cwd = self.current();
         if self.root.is_none() {
             return Ok(At { dir: None, cwd, name: cstring(path)?, slash: false, dot_dot: false });
         }
@@ -109,16 +135,17 @@ impl Paths {
         };
         let dot_dot = last == b"..";
         let (dir, name) = if p == b"/" || last == b"." || dot_dot { (p, &b"."[..]) } else { (dir, last) };
-        let dir = self.open(dir, libc::O_PATH | libc::O_DIRECTORY, 0)?;
+        let dir = self.open_from(&cwd, dir, libc::O_PATH | libc::O_DIRECTORY, 0)?;
         Ok(At { dir: Some(dir), cwd, name: cstring(name)?, slash, dot_dot })
     }
 
     /// `set_current_dir`: `path` must be a directory the user may search.
-    pub fn chdir(&mut self, path: &[u8]) -> Result<(), i32> {
+    pub fn chdir(&self, path: &[u8]) -> Result<(), i32> {
         let dir = self.open(path, libc::O_PATH | libc::O_DIRECTORY, 0)?;
         // Looking up "." in it needs search (x) permission on it, as chdir does.
         drop(openat(dir.as_raw_fd(), c".", libc::O_PATH, 0)?);
-        self.cwd = match self.root {
+        let dir = Arc::new(dir);
+        *self.cwd.lock().unwrap_or_else(|e| e.into_inner()) = match self.root {
             Some(_) => Cwd::InRoot(Some(dir)),
             None => Cwd::Dir(dir),
         };
@@ -127,7 +154,7 @@ impl Paths {
 
     /// `current_dir`: the current directory as the program names it.
     pub fn cwd(&self) -> Result<Vec<u8>, i32> {
-        match &self.cwd {
+        match &self.current() {
             Cwd::Launcher => std::env::current_dir().map(|p| p.into_os_string().into_vec()).map_err(super::errno_of),
             Cwd::Dir(fd) => fd_path(fd.as_raw_fd()),
             Cwd::InRoot(None) => Ok(b"/".to_vec()),
@@ -152,18 +179,10 @@ impl Paths {
         }
     }
 
-    /// The fd relative paths start from without a root.
-    fn cwd_fd(&self) -> RawFd {
-        match &self.cwd {
-            Cwd::Dir(fd) => fd.as_raw_fd(),
-            Cwd::Launcher | Cwd::InRoot(_) => libc::AT_FDCWD,
-        }
-    }
-
     /// `path` as the root's walk takes it: absolute as it is, relative
     /// after the current directory's path.
-    fn rooted(&self, path: &[u8]) -> Result<CString, i32> {
-        match &self.cwd {
+    fn rooted(&self, cwd: &Cwd, path: &[u8]) -> Result<CString, i32> {
+        match cwd {
             Cwd::InRoot(Some(fd)) if path.first() != Some(&b'/') => {
                 let cwd = self.canonical(fd)?;
                 let mut joined = Vec::with_capacity(cwd.len() + 1 + path.len());
