@@ -25,6 +25,8 @@ struct Tally {
     spawns: u64,
     files: u64,
     heap_bytes: u64,
+    /// Opens refused with EMFILE, then retried.
+    emfile: u64,
 }
 
 impl Tally {
@@ -36,6 +38,20 @@ impl Tally {
         self.spawns += o.spawns;
         self.files += o.files;
         self.heap_bytes += o.heap_bytes;
+        self.emfile += o.emfile;
+    }
+}
+
+/// `f` again while it fails with EMFILE (too many open files).
+fn retry_emfile<T>(t: &mut Tally, mut f: impl FnMut() -> std::io::Result<T>) -> std::io::Result<T> {
+    loop {
+        match f() {
+            Err(e) if e.raw_os_error() == Some(24) => {
+                t.emfile += 1;
+                thread::sleep(Duration::from_millis(1));
+            }
+            r => return r,
+        }
     }
 }
 
@@ -88,12 +104,15 @@ fn worker(w: u32, workers: u32, tx: Sender<Msg>, counter: Arc<Mutex<u64>>, deadl
             t.spawns += 1;
             t.sent += 1;
         }
-        // A file written, read back and now and then removed.
+        // A file written, read back and now and then removed. More workers
+        // than the program's open-file limit (1,024, as Linux's default)
+        // may hold one at once: past it `open` fails with EMFILE, and the
+        // worker waits and tries again, as a program on a host would.
         if i % 8 == 0 {
             let text = format!("worker {w} iteration {i}\n");
-            fs::File::create(&file).and_then(|mut f| f.write_all(text.as_bytes())).expect("write");
+            retry_emfile(&mut t, || fs::File::create(&file).and_then(|mut f| f.write_all(text.as_bytes()))).expect("write");
             let mut back = String::new();
-            fs::File::open(&file).and_then(|mut f| f.read_to_string(&mut back)).expect("read");
+            retry_emfile(&mut t, || fs::File::open(&file).and_then(|mut f| f.read_to_string(&mut back))).expect("read");
             assert_eq!(back, text, "worker {w}: file read back differs");
             if i % 64 == 0 {
                 fs::remove_file(&file).expect("remove");
@@ -206,11 +225,12 @@ fn main() {
         std::process::exit(1);
     }
     println!(
-        "soak: ok {elapsed:.1} s, {workers} workers, {} iterations, lines={}, messages={received}, locks={locks}, spawns={}, files={}, heap {} MiB, all {threads} threads free again",
+        "soak: ok {elapsed:.1} s, {workers} workers, {} iterations, lines={}, messages={received}, locks={locks}, spawns={}, files={} (EMFILE retried {}), heap {} MiB, all {threads} threads free again",
         total.iterations,
         total.lines,
         total.spawns,
         total.files,
+        total.emfile,
         total.heap_bytes >> 20
     );
 }
