@@ -129,7 +129,9 @@ pub fn lower(ir: &str) -> Result<Option<(String, Report)>, Refused> {
         {
             // A group of functions or calls that may unwind: "never returns"
             // is no longer true of them once unwinding returns.
-            out.push_str(&line.replace(" noreturn ", " "));
+            let line = line.replace(" noreturn ", " ");
+            // A group must name something: a string attribute LLVM ignores.
+            out.push_str(&line.replace("= { }", "= { \"gpu-ld-unwinds\" }"));
             out.push('\n');
             i += 1;
             continue;
