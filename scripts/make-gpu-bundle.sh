@@ -19,8 +19,9 @@ if [ "${1:-}" = --emulated ]; then
     checks=(panic hang fault exit-code spawn-cycles maths lanes stack-overflow deep-recursion soak fs-root heap-big host-limits)
     B=target/emulated-bundle
 fi
-# Both bundles: std details compared with the host's (std-details.expected below).
-checks+=(std-details)
+# Both bundles: std details and unwinding compared with the host's
+# (std-details.expected, unwind.expected below).
+checks+=(std-details unwind)
 archs=("${@:-sm_90}")
 cargo build --release -p launcher -p xtask -p hip-emu --bin gpurun --bin gpurun-dev --lib
 G=target/release/gpurun
@@ -56,6 +57,8 @@ cp examples/files-stdin/input.txt $B/files-stdin.input
 cp examples/files-stdin/stdin.txt $B/files-stdin.stdin
 cargo run --quiet --release --manifest-path examples/files-stdin/Cargo.toml -- \
     $B/files-stdin.input "$(mktemp -d)/work" < $B/files-stdin.stdin > $B/files-stdin.expected
+# Unwinding (a panic's drops, join's Err, catch_unwind, scope) on the host.
+cargo run --quiet --release --manifest-path examples/gpu-checks/Cargo.toml --bin unwind > $B/unwind.expected
 # std-details (args[0], current_exe, Permissions, errno texts) on the host.
 cargo run --quiet --release --manifest-path examples/gpu-checks/Cargo.toml --bin std-details -- \
     "$(mktemp -d)/work" > $B/std-details.expected

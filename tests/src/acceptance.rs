@@ -135,6 +135,17 @@ pub const CHECKS: &[Check] = &[
     check("std-details", Compiled("std-details"), 0)
         .args(&["{logs}/std-details-work"])
         .expect(&[(StdoutIsFile("std-details"), "std details print as on the host (Linux)")]),
+    // Unwinding (built with panic=unwind, the `-std` specs' strategy): a
+    // panic's drops, join's Err, poisoning, catch_unwind, resume_unwind,
+    // scope; then a panic in main (101) and one while unwinding (134).
+    check("unwind", Compiled("unwind"), 0).expect(&[(StdoutIsFile("unwind"), "unwinding as on the host")]),
+    check("unwind-main", Compiled("unwind"), 101).args(&["main"]).expect(&[
+        (StderrHas("thread 'main' panicked at"), "std's panic message"),
+        (StdoutLine("drop main's local"), "main's drops ran before the exit"),
+    ]),
+    check("unwind-double", Compiled("unwind"), 134).args(&["double"]).expect(&[
+        (StderrHas("panic in a destructor during cleanup"), "a panic while unwinding aborts, as on Linux"),
+    ]),
     check("maths", Compiled("maths"), 0).expect(&[(StdoutLine("maths: 27 of 27 correct"), "f32/f64 maths and 128-bit integer conversions correct")]),
     // rayon, crossbeam-channel, parking_lot, serde_json and regex, unmodified,
     // at the default stacks: the GPU's output must be the host's.
@@ -302,6 +313,9 @@ pub const EMULATED: &[(&str, &[&str])] = &[
     ("exit-code-wraps", &[]),
     ("std-details", &[]),
     ("maths", &[]),
+    ("unwind", &[]),
+    ("unwind-main", &[]),
+    ("unwind-double", &[]),
     ("lanes", &[]),
     ("spawn-cycles-1k", &[]),
     ("soak-10s", &["--threads", "16"]),
