@@ -122,6 +122,7 @@ pub const CHECKS: &[Check] = &[
     check("panic", Compiled("panic"), 101).expect(&[
         (Custom(panic_location), "panic location like std's"),
         (StderrHas("the worker found nothing to do (0 items)"), "panic message"),
+        (StdoutLine("panic: the worker's join is an Err: true"), "the panicking thread ended alone; its join is Err"),
     ]),
     check("hang", Compiled("hang"), 124)
         .options(&["--timeout", "5"])
