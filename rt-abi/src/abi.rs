@@ -77,7 +77,7 @@
 //!     // sleep-polls ready(data) as futex_wait polls its word; false on timeout
 //!
 //! // thread-local keys (sys::thread_local): per-thread slot table
-//! // keys TLS_KEY_STD_CURRENT and TLS_KEY_STD_THREAD_ID are in use from the launch
+//! // keys TLS_KEY_STD_CURRENT, _THREAD_ID and _PANIC_COUNT are in use from the launch
 //! fn __gpu_std_tls_create(dtor: Option<unsafe extern "C" fn(*mut u8)>) -> usize;  // usize::MAX: none left
 //! fn __gpu_std_tls_get(key: usize) -> *mut u8;
 //! fn __gpu_std_tls_set(key: usize, value: *mut u8);
@@ -133,5 +133,11 @@ pub const TLS_KEYS: usize = 64;
 pub const TLS_KEY_STD_CURRENT: usize = 1;
 /// Thread-local key reserved for std's thread id (as [`TLS_KEY_STD_CURRENT`]).
 pub const TLS_KEY_STD_THREAD_ID: usize = 2;
+/// Thread-local key reserved for std's panic count (`panicking::panic_count`,
+/// the count shifted left by one, the low bit "in the panic hook"; as
+/// [`TLS_KEY_STD_CURRENT`]). Under `panic = "unwind"` every lock and unlock
+/// asks `thread::panicking()` (poisoning), and upstream's answer loads a
+/// global count first: after an acquire fence, an L2 round trip each.
+pub const TLS_KEY_STD_PANIC_COUNT: usize = 3;
 /// The reserved keys: `1..=TLS_RESERVED_KEYS`.
-pub const TLS_RESERVED_KEYS: usize = 2;
+pub const TLS_RESERVED_KEYS: usize = 3;

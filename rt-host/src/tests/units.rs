@@ -174,10 +174,10 @@ fn lane_stacks_tile_the_stacks_region() {
 /// ends without a lookup once its warp has learnt them.
 #[test]
 fn tls_reserved_keys_are_never_created_and_have_no_destructor() {
-    use rt_abi::abi::{TLS_KEY_STD_CURRENT, TLS_KEY_STD_THREAD_ID, TLS_KEYS, TLS_RESERVED_KEYS};
+    use rt_abi::abi::{TLS_KEY_STD_CURRENT, TLS_KEY_STD_PANIC_COUNT, TLS_KEY_STD_THREAD_ID, TLS_KEYS, TLS_RESERVED_KEYS};
     use rt_common::slot::Slot;
     use rt_common::tls::{TlsKeys, get, set};
-    assert!(TLS_KEY_STD_CURRENT <= TLS_RESERVED_KEYS && TLS_KEY_STD_THREAD_ID <= TLS_RESERVED_KEYS);
+    assert!([TLS_KEY_STD_CURRENT, TLS_KEY_STD_THREAD_ID, TLS_KEY_STD_PANIC_COUNT].iter().all(|&k| k <= TLS_RESERVED_KEYS));
     assert_ne!(TLS_KEY_STD_CURRENT, TLS_KEY_STD_THREAD_ID);
     for fresh in [false, true] {
         let keys = TlsKeys::new();

@@ -14,8 +14,9 @@ use rt_nvptx as rt;
 
 // The error codes are the runtime's own (`rt_common::abi`), not a copy.
 pub use rt::std_abi::{ERR_NO_FREE_WARP, ERR_NO_STACK_MEMORY, ERR_STACK_TOO_BIG};
-// The thread-local keys reserved for `thread::current()` and the thread id.
-pub use rt::std_abi::{TLS_KEY_STD_CURRENT, TLS_KEY_STD_THREAD_ID};
+// The thread-local keys reserved for `thread::current()`, the thread id and
+// the panic count.
+pub use rt::std_abi::{TLS_KEY_STD_CURRENT, TLS_KEY_STD_PANIC_COUNT, TLS_KEY_STD_THREAD_ID};
 
 pub type Dtor = unsafe extern "C" fn(*mut u8);
 pub type Entry = unsafe extern "C" fn(*mut u8);
