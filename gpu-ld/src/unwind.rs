@@ -34,9 +34,9 @@
 //!
 //! The check costs a load of the warp's word (a shared-memory load on
 //! NVIDIA), a compare and a branch the hardware predicts as not taken,
-//! after calls that were not inlined. A function with several checks
-//! computes the word's address once, on entry ([`WORD`]); one with a single
-//! check asks for the word there ([`EXCEPTION`]).
+//! after calls that were not inlined. On NVIDIA a function with several
+//! checks computes the word's address once, on entry ([`WORD`]); elsewhere
+//! each check asks for the word ([`EXCEPTION`]).
 
 use std::collections::{HashMap, HashSet};
 
@@ -93,7 +93,12 @@ pub fn unwinds(ir: &str) -> bool {
 }
 
 /// `ir` with unwinding lowered, or `None` when it does not unwind.
-pub fn lower(ir: &str) -> Result<Option<(String, Report)>, Refused> {
+/// `word_once`: a function with several checks finds the word's address on
+/// entry ([`WORD`]), which needs an address the runtime can tell from the
+/// first instruction of the kernel on (NVIDIA: the warp's entry in shared
+/// memory, by `%tid`; AMD finds it through the thread table, which the
+/// kernel's start writes).
+pub fn lower(ir: &str, word_once: bool) -> Result<Option<(String, Report)>, Refused> {
     if !unwinds(ir) {
         return Ok(None);
     }
@@ -119,7 +124,7 @@ pub fn lower(ir: &str) -> Result<Option<(String, Report)>, Refused> {
             let line = line.as_str();
             let end = (i + 1..lines.len()).find(|&k| lines[k] == "}").unwrap_or(lines.len());
             let f = Function { header: line, body: &lines[i + 1..end] };
-            f.lower(&module, &mut out, &mut report)?;
+            f.lower(&module, word_once, &mut out, &mut report)?;
             out.push_str("}\n");
             i = end + 1;
             continue;
@@ -231,7 +236,7 @@ struct Function<'a> {
 }
 
 impl Function<'_> {
-    fn lower(&self, module: &Module, out: &mut String, report: &mut Report) -> Result<(), Refused> {
+    fn lower(&self, module: &Module, word_once: bool, out: &mut String, report: &mut Report) -> Result<(), Refused> {
         let name = function_name(self.header);
         let attrs = after_parameters(self.header);
         let may_unwind = !attrs.split_whitespace().any(|w| w == "nounwind" || w.strip_prefix('#').is_some_and(|g| module.nounwind_groups.contains(g)));
@@ -338,7 +343,7 @@ impl Function<'_> {
             body.push(line.to_string());
         }
         let checks = body.iter().filter(|l| l.ends_with(&format!(" = call ptr @{EXCEPTION}()"))).count();
-        if checks >= 2 {
+        if word_once && checks >= 2 {
             // Several checks: the word's address once, on entry, and a load each.
             for line in body.iter_mut().filter(|l| l.ends_with(&format!(" = call ptr @{EXCEPTION}()"))) {
                 let value = line.trim_start().split(' ').next().unwrap_or_default().to_string();

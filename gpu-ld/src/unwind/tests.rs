@@ -98,7 +98,7 @@ attributes #4 = { noreturn }
 ";
 
 fn lowered() -> (String, Report) {
-    lower(&format!("{RUNTIME}{PROGRAM}")).expect("lowers").expect("unwinds")
+    lower(&format!("{RUNTIME}{PROGRAM}"), true).expect("lowers").expect("unwinds")
 }
 
 #[test]
@@ -152,12 +152,12 @@ fn nounwind_functions_and_abort_programs_are_left_alone() {
     let (ir, _) = lowered();
     assert!(ir.contains("define internal void @drop(ptr %x) #0 {\n  ret void\n}"), "{ir}");
     let abort = "define void @f() #0 {\n  call void @g()\n  ret void\n}\ndeclare void @g()\nattributes #0 = { nounwind }\n";
-    assert_eq!(lower(abort), Ok(None));
+    assert_eq!(lower(abort, true), Ok(None));
 }
 
 #[test]
 fn a_program_that_unwinds_without_the_runtime_is_refused() {
-    let err = lower(PROGRAM).unwrap_err();
+    let err = lower(PROGRAM, true).unwrap_err();
     assert_eq!(err, Refused::NoRuntime(EXCEPTION));
     assert!(err.to_string().contains("panic = \"abort\""), "{err}");
 }
@@ -198,4 +198,12 @@ fn a_function_with_several_checks_finds_the_word_once() {
     assert!(twice.contains("start:\n  %uw.w = call ptr @__gpu_unwind_word()\n  %a = call i64 @caller(ptr %x, i1 false)\n  %uw.1 = load ptr, ptr %uw.w, align 8\n"), "{twice}");
     assert!(twice.contains("  %uw.2 = load ptr, ptr %uw.w, align 8\n"), "{twice}");
     assert!(!twice.contains("@__gpu_unwind_exception"), "{twice}");
+}
+
+#[test]
+fn without_word_once_every_check_asks_for_the_word() {
+    let (ir, _) = lower(&format!("{RUNTIME}{PROGRAM}"), false).unwrap().unwrap();
+    assert!(!ir.contains("@__gpu_unwind_word()\n") || !ir.contains("%uw.w ="), "{ir}");
+    let twice = &ir[ir.find("@twice(").unwrap()..];
+    assert_eq!(twice[..twice.find("\n}").unwrap()].matches("call ptr @__gpu_unwind_exception()").count(), 2);
 }
