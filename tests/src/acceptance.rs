@@ -142,7 +142,8 @@ pub const CHECKS: &[Check] = &[
     // one on a lane other than 0 (134).
     check("unwind", Compiled("unwind"), 0).expect(&[(StdoutIsFile("unwind"), "unwinding as on the host")]),
     check("unwind-main", Compiled("unwind"), 101).args(&["main"]).expect(&[
-        (StderrHas("thread 'main' panicked at"), "std's panic message"),
+        (StderrHas("panicked at src/bin/unwind.rs"), "std's panic message: where"),
+        (StderrHas("main panics"), "... and what"),
         (StdoutLine("drop main's local"), "main's drops ran before the exit"),
     ]),
     check("unwind-double", Compiled("unwind"), 134).args(&["double"]).expect(&[
