@@ -21,6 +21,9 @@ if [ "${1:-}" = --emulated ]; then
 fi
 # Both bundles: std details compared with the host's (std-details.expected below).
 checks+=(std-details)
+# Both bundles: std's unwinding (examples/unwind-checks; the emulator runs
+# the small ones, EMULATED), the expected output from host runs below.
+unwind_bins=(unwind std-docs panic-in-main panic-while-panicking)
 archs=("${@:-sm_90}")
 cargo build --release -p launcher -p xtask -p hip-emu --bin gpurun --bin gpurun-dev --lib
 G=target/release/gpurun
@@ -36,6 +39,11 @@ for arch in "${archs[@]}"; do
     for bin in "${checks[@]}"; do
         echo "make-gpu-bundle: gpu-checks $bin for $arch" >&2
         obj=$($G build examples/gpu-checks --arch "$arch" --bin "$bin" --release | tail -n 1)
+        cp "$obj" "$B/$bin-$arch.${obj##*.}"
+    done
+    for bin in "${unwind_bins[@]}"; do
+        echo "make-gpu-bundle: unwind-checks $bin for $arch" >&2
+        obj=$($G build examples/unwind-checks --arch "$arch" --bin "$bin" --release | tail -n 1)
         cp "$obj" "$B/$bin-$arch.${obj##*.}"
     done
 done
@@ -59,6 +67,12 @@ cargo run --quiet --release --manifest-path examples/files-stdin/Cargo.toml -- \
 # std-details (args[0], current_exe, Permissions, errno texts) on the host.
 cargo run --quiet --release --manifest-path examples/gpu-checks/Cargo.toml --bin std-details -- \
     "$(mktemp -d)/work" > $B/std-details.expected
+# The unwinding checks on the host; their panic messages (stderr) kept
+# beside, to compare by eye with a GPU run's logs/<check>.err.
+for bin in unwind std-docs; do
+    cargo run --quiet --release --manifest-path examples/unwind-checks/Cargo.toml --bin $bin \
+        > $B/$bin.expected 2> $B/$bin.host-stderr
+done
 if ! $emulated; then
     # The spawn profile (scripts/gpu-spawn-profile.sh) and the println profile
     # (ptxas it, then `gpurun run`: examples/gpu-checks/src/bin/print-profile.rs).
