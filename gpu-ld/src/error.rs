@@ -26,6 +26,9 @@ pub enum LinkError {
     /// taking the DWARF out of a whole one.
     #[error("reading llc's PTX: {0}")]
     Ptx(#[from] gpu_toolchain::PtxError),
+    /// The program unwinds in a way [`crate::unwind`] cannot lower.
+    #[error("{0}")]
+    Unwind(#[from] crate::unwind::Refused),
     /// A thread running `llc` on one part panicked.
     #[error("an llc thread panicked")]
     LlcPanicked,

@@ -58,6 +58,7 @@ pub mod ptx_fixup;
 pub mod rmw_order;
 pub mod shared_stack;
 pub mod split;
+pub mod unwind;
 pub mod v0_names;
 
 /// Symbols kept even when rustc names none (it passes no exports for
@@ -329,6 +330,18 @@ fn run(tool: &Path, args: &[OsString]) -> Result<(), LinkError> {
     Ok(())
 }
 
+/// Whether any of `modules` names `symbol` (bitcode keeps symbol names as
+/// plain bytes in its string table).
+fn modules_mention(modules: &[PathBuf], symbol: &str) -> Result<bool, LinkError> {
+    for m in modules {
+        let bytes = fs::read(m).map_err(LinkError::io("read", m))?;
+        if bytes.windows(symbol.len()).any(|w| w == symbol.as_bytes()) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
 fn is_bitcode(bytes: &[u8]) -> bool {
     bytes.starts_with(b"BC\xC0\xDE") || bytes.starts_with(&[0xDE, 0xC0, 0x17, 0x0B])
 }
@@ -393,6 +406,11 @@ pub fn link(args: &LinkArgs) -> Result<(), LinkError> {
 
     let mut keep: Vec<&str> = ALWAYS_EXPORTED.to_vec();
     keep.extend(exports.iter().map(String::as_str));
+    // A program built with panic=unwind: the runtime's functions that the
+    // lowering of its unwinding calls ([`unwind`]) stay through `opt`.
+    if modules_mention(&modules, unwind::RAISE)? {
+        keep.extend(unwind::RUNTIME);
+    }
     // `GPU_LD_OPT_LEVEL=s|z|1|2|3` overrides the level rustc passes (the
     // profile's `opt-level`), for this step only: std keeps its own build.
     let env_level = std::env::var("GPU_LD_OPT_LEVEL").ok();
@@ -464,7 +482,11 @@ pub fn link(args: &LinkArgs) -> Result<(), LinkError> {
                     // The frames' prologues call the overflow handler, the
                     // depth checks the call stack's.
                     let ir = amd_marks::sound_after_rewrites(&ir, shared_stack::OVERFLOW_SYMBOL);
-                    let ir = amd_marks::sound_after_rewrites(&ir, rt_abi::symbols::CALL_STACK_OVERFLOW);
+                    let mut ir = amd_marks::sound_after_rewrites(&ir, rt_abi::symbols::CALL_STACK_OVERFLOW);
+                    // Lowered unwinding calls the runtime's exception word.
+                    for callee in unwind::RUNTIME {
+                        ir = amd_marks::sound_after_rewrites(&ir, callee);
+                    }
                     amd_marks::without_callee_lists(&ir)
                 } else {
                     ir
@@ -878,6 +900,14 @@ fn rewrite_ir(bin: &Path, work: &Path, optimized: &Path, target: Target, passes:
     run(&bin.join("llvm-dis"), &["-o".into(), text.clone().into(), optimized.into()])?;
     let mut ir = fs::read_to_string(&text).map_err(LinkError::io("read", &text))?;
     let mut changed = false;
+    // First: the rewrites after it see ordinary calls and returns.
+    if let Some((lowered, report)) = unwind::lower(&ir)? {
+        if verbose {
+            eprintln!("gpu-ld: unwinding lowered: {report:?}");
+        }
+        ir = lowered;
+        changed = true;
+    }
     if share && let Some((shared, report)) = shared_stack::rewrite(&ir, target, stack_protocol) {
         if verbose {
             eprintln!(

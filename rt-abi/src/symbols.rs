@@ -68,6 +68,35 @@ pub const AMD_WHOLE_WAVE_CALL: &str = "__gpu_amd_whole_wave_call";
 /// `module_path!()` against this at build time.
 pub const RING_MODULE: &str = "rt_common::ring";
 
+/// Unwinding (issue 44). Neither GPU backend emits exception tables, so
+/// `gpu-ld` lowers `invoke`/`landingpad`/`resume` after whole-program
+/// optimization onto one word per warp (std thread), the exception in
+/// flight (null: none), kept by the runtime in rt-common's `WarpPrivate`
+/// and touched only by lane 0. A thread starts with it null and must end
+/// with it null. The three runtime functions below are `#[no_mangle] extern
+/// "C"` and `#[inline(always)]`.
+///
+/// `__gpu_unwind_exception() -> *mut u8`: the calling warp's exception in
+/// flight, null if none. The linker calls it after every call that may
+/// unwind, so it must stay a single load.
+pub const UNWIND_EXCEPTION: &str = "__gpu_unwind_exception";
+
+/// `__gpu_unwind_catch() -> *mut u8`: returns the exception in flight and
+/// sets the word to null. What a lowered `landingpad` calls.
+pub const UNWIND_CATCH: &str = "__gpu_unwind_catch";
+
+/// `__gpu_unwind_resume(exception: *mut u8)`: sets the exception in flight
+/// (non-null). What a lowered `resume`, and every call of [`UNWIND_RAISE`]
+/// after optimization, calls; the caller then returns.
+pub const UNWIND_RESUME: &str = "__gpu_unwind_resume";
+
+/// `extern "C-unwind" fn(exception: *mut u8)`: what std's `panic_unwind`
+/// (its `gpu` module) calls to start unwinding. Declared only, never
+/// defined: during `opt` it is an unknown function that may unwind, so
+/// LLVM keeps every caller may-unwind; after `opt` the linker turns its
+/// calls into calls of [`UNWIND_RESUME`].
+pub const UNWIND_RAISE: &str = "__gpu_unwind_raise";
+
 /// Whether two strings are equal, in a `const` context.
 pub const fn same(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());

@@ -3,7 +3,8 @@
 
 /// Defines every `__gpu_std_*` function of [`rt_abi::abi`] (and
 /// `__gpu_rt_host_call_nop` for benchmarks), forwarding to
-/// [`crate::abi_impl`]. std's sys layer imports these very functions from
+/// [`crate::abi_impl`], and the three `__gpu_unwind_*` functions of
+/// [`crate::unwind`]. std's sys layer imports these very functions from
 /// the vendor crate (`pub use rt_nvptx::{__gpu_std_alloc, ..}`), so its
 /// calls are checked against these signatures; the ones without a safety
 /// contract of their own (`exit`, `argc`, `monotonic_ns`, ...) are safe
@@ -223,6 +224,30 @@ macro_rules! define_gpu_std_abi {
         pub unsafe extern "C" fn __gpu_std_lane_count() -> u32 {
             $with_hal!(H => $crate::abi_impl::lane_count::<H>())
         }
+
+        // Unwinding's word (`crate::unwind`): called only by code `gpu-ld`
+        // writes after its `opt`, which inlines them; one load or store each.
+        #[unsafe(no_mangle)]
+        #[inline(always)]
+        pub extern "C" fn __gpu_unwind_exception() -> *mut u8 {
+            $with_hal!(H => $crate::unwind::exception::<H>($rt))
+        }
+        $crate::rt_abi::assert_symbol!(__gpu_unwind_exception, $crate::rt_abi::symbols::UNWIND_EXCEPTION);
+        #[unsafe(no_mangle)]
+        #[inline(always)]
+        pub extern "C" fn __gpu_unwind_catch() -> *mut u8 {
+            $with_hal!(H => $crate::unwind::catch::<H>($rt))
+        }
+        $crate::rt_abi::assert_symbol!(__gpu_unwind_catch, $crate::rt_abi::symbols::UNWIND_CATCH);
+        /// # Safety
+        /// As `rt_common::unwind::resume`.
+        #[unsafe(no_mangle)]
+        #[inline(always)]
+        pub unsafe extern "C" fn __gpu_unwind_resume(exception: *mut u8) {
+            // SAFETY: the caller's contract.
+            $with_hal!(H => unsafe { $crate::unwind::resume::<H>($rt, exception) })
+        }
+        $crate::rt_abi::assert_symbol!(__gpu_unwind_resume, $crate::rt_abi::symbols::UNWIND_RESUME);
 
         /// The `getrandom` crate's custom backend, 0.3 and 0.4 (selected by
         /// `--cfg getrandom_backend="custom"`, which `gpurun build` and

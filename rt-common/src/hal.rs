@@ -80,6 +80,19 @@ pub unsafe trait Hal: 'static {
     fn warp_private(own: &crate::slot::Slot) -> &crate::slot::WarpPrivate {
         &own.private
     }
+    /// The calling warp's private state found without its slot in hand, for
+    /// paths that must stay one load ([`crate::unwind`]'s word, read after
+    /// every call that may unwind): through [`Runtime::my_slot`] by default;
+    /// NVIDIA finds it by `%tid.x` alone.
+    ///
+    /// [`Runtime::my_slot`]: crate::Runtime::my_slot
+    #[inline(always)]
+    fn my_warp_private(rt: &crate::Runtime) -> &crate::slot::WarpPrivate
+    where
+        Self: Sized,
+    {
+        Self::warp_private(rt.my_slot::<Self>())
+    }
     /// Lets the warp sleep for about `ns` nanoseconds without issuing
     /// instructions; may end early or late (a hint, like `nanosleep`).
     fn sleep_ns(ns: u32);

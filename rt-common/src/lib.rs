@@ -20,6 +20,7 @@
 //! | [`start`] | what each warp does at kernel start |
 //! | [`lanes`] | lane-parallel work inside a thread (`gpu_lanes::for_each_lane`) |
 //! | [`stack`] | stack-overflow reports for stacks in global memory |
+//! | [`unwind`] | the warp's exception in flight, the word `gpu-ld`'s unwinding runs on |
 //! | [`abi_impl`], [`define_gpu_std_abi!`] | the `__gpu_std_*` functions of `rt_abi::abi` |
 //! | [`primitive`] | the atomics of the handoffs, loom's under `cfg(loom)` |
 //!
@@ -54,6 +55,7 @@ pub mod stack;
 pub mod start;
 pub mod threads;
 pub mod tls;
+pub mod unwind;
 
 pub use backoff::Backoff;
 pub use hal::Hal;

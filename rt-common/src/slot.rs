@@ -95,6 +95,9 @@ pub struct WarpPrivate {
     /// read on every `thread::current()`: no other warp touches them (a
     /// reserved key is never destroyed).
     pub std_tls: [UnsafeCell<*mut u8>; TLS_RESERVED_KEYS],
+    /// The exception in flight (null: none), `gpu-ld`'s unwinding word
+    /// ([`crate::unwind`]). Null whenever a thread starts or ends.
+    pub exception: UnsafeCell<*mut u8>,
 }
 
 // SAFETY: each `WarpPrivate` is read and written by one warp only (see
@@ -111,6 +114,7 @@ impl WarpPrivate {
             tls_mask: UnsafeCell::new(0),
             tls_no_dtor: UnsafeCell::new(0),
             std_tls: [const { UnsafeCell::new(core::ptr::null_mut()) }; TLS_RESERVED_KEYS],
+            exception: UnsafeCell::new(core::ptr::null_mut()),
         }
     }
 
@@ -124,7 +128,7 @@ impl WarpPrivate {
     /// Called by the owning warp before any other use of this state.
     pub unsafe fn reset(&self) {
         // Destructured: a field added to the struct must be reset here too.
-        let WarpPrivate { heap_cache, spawn_hint, last_write, tls_mask, tls_no_dtor, std_tls } = self;
+        let WarpPrivate { heap_cache, spawn_hint, last_write, tls_mask, tls_no_dtor, std_tls, exception } = self;
         // SAFETY: the caller's contract: nothing else reads or writes these
         // cells now.
         unsafe {
@@ -136,6 +140,7 @@ impl WarpPrivate {
             for v in std_tls {
                 *v.get() = core::ptr::null_mut();
             }
+            *exception.get() = core::ptr::null_mut();
         }
     }
 }

@@ -211,6 +211,7 @@ unsafe fn run_thread<H: Hal>(rt: &Runtime, index: u32, me: &Slot) {
         // returned, so nothing runs on it.
         unsafe { rt.heap.dealloc::<H>(Some(me), stack, len, STACK_ALIGN) };
     }
+    crate::unwind::end_thread::<H>(rt);
     // Destructors std left (it runs them itself before returning, see
     // `__gpu_std_tls_run_dtors`): before DONE, since join waits for them.
     rt.tls.run_dtors::<H>(me);

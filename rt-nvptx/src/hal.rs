@@ -116,6 +116,11 @@ unsafe impl Hal for NvHal {
     fn warp_private(_own: &rt_common::slot::Slot) -> &rt_common::slot::WarpPrivate {
         Self::warp_private_here()
     }
+    /// The same entry, without a slot (and the thread table's load).
+    #[inline(always)]
+    fn my_warp_private(_rt: &rt_common::Runtime) -> &rt_common::slot::WarpPrivate {
+        Self::warp_private_here()
+    }
     /// `nanosleep.u32` (sm_70+; the hardware sleeps 0..2×, capped near 1 ms).
     #[inline(always)]
     fn sleep_ns(ns: u32) {

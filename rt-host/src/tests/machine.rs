@@ -516,6 +516,44 @@ fn abort_and_panic_codes(lanes: u32) {
     assert_eq!(out.exit, Some((OP_ABORT, EXIT_PANIC)));
 }
 
+/// Unwinding's word: one per warp, taken by `catch`, and null when a thread
+/// starts even if the warp's previous thread ended with one in flight.
+fn unwind_word_per_warp(lanes: u32) {
+    run_ok(cfg(3, lanes), || {
+        let (e, f) = (0x40 as *mut u8, 0x80 as *mut u8);
+        assert!(__gpu_unwind_exception().is_null(), "main starts with none");
+        assert!(__gpu_unwind_catch().is_null(), "catch with none in flight");
+        // SAFETY (both resumes): the leader lane, none in flight; nothing
+        // lowered runs here to catch the values.
+        unsafe { __gpu_unwind_resume(e) };
+        assert_eq!(__gpu_unwind_exception(), e);
+        let first = Arc::new(AtomicU32::new(0));
+        let first2 = first.clone();
+        let f = f as usize;
+        spawn(move || {
+            let f = f as *mut u8;
+            assert!(__gpu_unwind_exception().is_null(), "a thread starts with none");
+            unsafe { __gpu_unwind_resume(f) };
+            assert_eq!(__gpu_unwind_exception(), f);
+            first2.store(__gpu_std_thread_index(), SeqCst);
+        })
+        .unwrap()
+        .join();
+        assert_eq!(__gpu_unwind_exception(), e, "another warp's resume left ours");
+        assert_eq!(__gpu_unwind_catch(), e);
+        assert!(__gpu_unwind_exception().is_null(), "catch leaves none");
+        // The joined warp is the next spawn's (its hint): its word was
+        // left non-null above.
+        spawn(move || {
+            assert_eq!(__gpu_std_thread_index(), first.load(SeqCst), "same warp");
+            assert!(__gpu_unwind_exception().is_null(), "cleared at the thread's end");
+        })
+        .unwrap()
+        .join();
+        0
+    });
+}
+
 /// Many threads overflowing their stacks at once: one report, the first
 /// one's (with its thread's name), and the program aborts once.
 fn stack_overflow_reported_once(lanes: u32) {
@@ -599,4 +637,5 @@ lanes_test!(
     abort_and_panic_codes,
     stack_overflow_reported_once,
     bad_launch_block_is_reported,
+    unwind_word_per_warp,
 );
