@@ -114,9 +114,11 @@ fn run_inner(args: &RunArgs, status: &mut RunStatus) -> anyhow::Result<i32> {
     status.code_object = Some(code_path.display().to_string());
     let code = CodeObject::read(&code_path)?;
     timeline::mark("code object read");
-    // `cargo test` through the runner: one launch per test (test_harness.rs).
+    // `cargo test` through the runner: one launch per test where the
+    // harness cannot unwind (test_harness.rs).
     if std::env::var_os(test_harness::INVOKE_VAR).is_none()
         && test_harness::is_test_harness(&code.bytes)
+        && !test_harness::unwinds(&code.bytes)
         && !test_harness::runs_in_one_launch(prog_args)
     {
         return test_harness::run_tests(&code_path, &options_before(program.as_os_str()), prog_args);

@@ -17,6 +17,11 @@
 //! The harness must be built with cargo's `-Zpanic-abort-tests` (the
 //! `panic-abort-tests` key `gpurun init` writes), which makes rustc's test
 //! `main` call `test_main_static_abort`.
+//!
+//! A harness built with `panic = "unwind"` (the GPU targets' default) runs
+//! as on Linux instead: in one launch, libtest's own threads running the
+//! tests side by side (`--test-threads`), `#[should_panic]` caught in
+//! process ([`unwinds`] tells which).
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -43,6 +48,14 @@ pub fn is_test_harness(bytes: &[u8]) -> bool {
     text.lines()
         .filter_map(gpu_toolchain::ptx_compact::variable_bytes)
         .any(|data| data.windows(raw.len()).any(|w| w == raw))
+}
+
+/// Whether a code object unwinds: it holds the runtime's landing-pad
+/// function, which `gpu-ld` keeps only in programs built with
+/// `panic = "unwind"` (as a PTX function name or an ELF symbol).
+pub fn unwinds(bytes: &[u8]) -> bool {
+    let name = rt_abi::symbols::UNWIND_CATCH.as_bytes();
+    bytes.windows(name.len()).any(|w| w == name)
 }
 
 /// Whether these harness arguments ask libtest for something it does in
@@ -226,6 +239,13 @@ pub fn run_tests(harness: &Path, gpurun_args: &[OsString], harness_args: &[OsStr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_harness_that_keeps_the_landing_pad_function_unwinds() {
+        let ptx = b"// .globl\t__gpu_unwind_catch\n.visible .func  (.param .b64 func_retval0) __gpu_unwind_catch()\n";
+        assert!(unwinds(ptx));
+        assert!(!unwinds(b".visible .func __gpu_std_panic_abort()\n"));
+    }
 
     #[test]
     fn a_harness_is_known_by_libtests_variable_in_ptx_or_elf() {
