@@ -129,7 +129,10 @@ pub fn lower(ir: &str) -> Result<Option<(String, Report)>, Refused> {
         {
             // A group of functions or calls that may unwind: "never returns"
             // is no longer true of them once unwinding returns.
-            out.push_str(&line.replace(" noreturn ", " "));
+            let group = line.replace(" noreturn ", " ");
+            // LLVM rejects an empty group (`{ }`), which `{ noreturn }` would
+            // leave: a string attribute, which means nothing, keeps it.
+            out.push_str(&group.replace("{ }", "{ \"gpu-ld-unwinds\" }"));
             out.push('\n');
             i += 1;
             continue;

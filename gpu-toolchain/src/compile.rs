@@ -18,6 +18,18 @@ pub struct Options {
     pub bin: Option<String>,
 }
 
+/// The crates `-Zbuild-std` builds: std and both panic runtimes (std's
+/// `panic-unwind` feature, [`BUILD_STD_FEATURES`], builds `panic_unwind`).
+/// rustc links the one the program's panic strategy names: `panic = "abort"`
+/// (or a spec saying abort) `panic_abort`, `panic = "unwind"` `panic_unwind`.
+pub const BUILD_STD_CRATES: &[&str] = &["std", "panic_abort"];
+
+/// `-Zbuild-std-features`: it replaces cargo's default set (which has
+/// `panic-unwind`), so each one std needs is named: the `mem*` functions
+/// from compiler-builtins (no C library on a GPU), and `panic_unwind`, so
+/// that a program built with `panic = "unwind"` finds its panic runtime.
+pub const BUILD_STD_FEATURES: &[&str] = &["compiler-builtins-mem", "panic-unwind"];
+
 /// The environment and arguments that make plain cargo build for `arch` with
 /// the patched std. Shared by `build` and by tests that drive cargo directly.
 pub fn cargo_command(paths: &Paths, arch: &Arch, opts: &Options, manifest: &Path, target_dir: &Path) -> Command {
@@ -29,7 +41,9 @@ pub fn cargo_command(paths: &Paths, arch: &Arch, opts: &Options, manifest: &Path
         .arg(paths.target_spec(arch.vendor))
         .arg("--target-dir")
         .arg(target_dir)
-        .args(["-Zbuild-std=std,panic_abort", "-Zbuild-std-features=compiler-builtins-mem", "-Zjson-target-spec"])
+        .arg(format!("-Zbuild-std={}", BUILD_STD_CRATES.join(",")))
+        .arg(format!("-Zbuild-std-features={}", BUILD_STD_FEATURES.join(",")))
+        .arg("-Zjson-target-spec")
         .arg("--message-format=json-render-diagnostics");
     if let Some(bin) = &opts.bin {
         cmd.args(["--bin", bin]);

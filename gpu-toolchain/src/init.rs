@@ -37,6 +37,9 @@ pub fn config_toml(paths: &Paths, gpurun: &Path, arch: &Arch) -> String {
     let nv_flags = toml_array(crate::compile::target_rustflags(nv_cpu));
     let amd_flags = toml_array(crate::compile::target_rustflags(amd_cpu));
     let builtin_amd_flags = toml_array(crate::compile::builtin_amd_rustflags(amd_cpu));
+    let names = |list: &[&str]| format!("{list:?}");
+    let build_std = names(crate::compile::BUILD_STD_CRATES);
+    let build_std_features = names(crate::compile::BUILD_STD_FEATURES);
     format!(
         "# Written by `gpurun init`: builds this crate for a GPU with the patched std.\n\
          #   cargo build / cargo run          {default} ({default_cpu})\n\
@@ -51,8 +54,8 @@ pub fn config_toml(paths: &Paths, gpurun: &Path, arch: &Arch) -> String {
          rustc-wrapper = \"{wrapper}\"\n\
          target = \"{default_spec}\"\n\n\
          [unstable]\n\
-         build-std = [\"std\", \"panic_abort\"]\n\
-         build-std-features = [\"compiler-builtins-mem\"]\n\
+         build-std = {build_std}\n\
+         build-std-features = {build_std_features}\n\
          json-target-spec = true\n\
          # `cargo test`: the test harness honours panic=abort (the GPU std's), and\n\
          # gpurun runs it one launch per test.\n\

@@ -82,6 +82,7 @@ attributes #0 = { nounwind }
 attributes #1 = { \"x\" }
 attributes #2 = { cold noreturn }
 attributes #3 = { nounwind }
+attributes #4 = { noreturn }
 
 !3 = !{}
 ";
@@ -130,6 +131,8 @@ fn a_call_that_never_returns_returns_when_unwinding_and_raise_is_resume() {
     assert!(!ir.contains("__gpu_unwind_raise"), "{ir}");
     // Functions and calls that may unwind no longer claim never to return.
     assert!(ir.contains("attributes #2 = { cold }"), "{ir}");
+    // A group that held only that stays a group (LLVM rejects `{ }`).
+    assert!(ir.contains("attributes #4 = { \"gpu-ld-unwinds\" }"), "{ir}");
     assert!(!ir.contains(" personality ptr"), "{ir}");
     assert_eq!(report.unwinding_returns, 1);
     assert_eq!(report.checked_calls, 2);
