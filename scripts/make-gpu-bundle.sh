@@ -69,10 +69,10 @@ cargo run --quiet --release --manifest-path examples/gpu-checks/Cargo.toml --bin
     "$(mktemp -d)/work" > $B/std-details.expected
 # The unwinding checks on the host; their panic messages (stderr) kept
 # beside, to compare by eye with a GPU run's logs/<check>.err.
-for bin in unwind std-docs; do
-    cargo run --quiet --release --manifest-path examples/unwind-checks/Cargo.toml --bin $bin \
-        > $B/$bin.expected 2> $B/$bin.host-stderr
-done
+run_unwind_checks() { cargo run --quiet --release --manifest-path examples/unwind-checks/Cargo.toml --bin "$@"; }
+run_unwind_checks unwind > $B/unwind.expected 2> $B/unwind.host-stderr
+run_unwind_checks unwind -- 32 > $B/unwind-32.expected 2> $B/unwind-32.host-stderr
+run_unwind_checks std-docs > $B/std-docs.expected 2> $B/std-docs.host-stderr
 if ! $emulated; then
     # The spawn profile (scripts/gpu-spawn-profile.sh) and the println profile
     # (ptxas it, then `gpurun run`: examples/gpu-checks/src/bin/print-profile.rs).

@@ -295,6 +295,11 @@ pub const CHECKS: &[Check] = &[
         (StderrLine("a scoped thread panicked"), "thread::scope's own panic on stderr"),
         (Custom(many_panics_reported), "64 threads panicking at once: each reported once"),
     ]),
+    // The emulator's size of the same (EMULATED: its 64 waves hold 32 threads and main).
+    check("unwind-32", Compiled("unwind"), 0).args(&["32"]).expect(&[
+        (StdoutIsFile("unwind-32"), "joins, poisoning, drop order, catch_unwind, hooks, scopes, Once, RwLock as on the host"),
+        (Custom(many_panics_reported), "32 threads panicking at once: each reported once"),
+    ]),
     // std's own documentation examples (generated: `gpurun-dev std-docs`).
     check("unwind-std-docs", Compiled("std-docs"), 0)
         .expect(&[(StdoutIsFileUnordered("std-docs"), "std's examples for poisoning, join, catch_unwind, hooks, Once, scope print as on the host")]),
@@ -348,6 +353,8 @@ pub const EMULATED: &[(&str, &[&str])] = &[
     ("cargo-test", &[]),
     ("host-emfile", &["--threads", "2"]),
     ("host-fifo-small-ring", &["--threads", "8"]),
+    ("unwind-32", &[]),
+    ("unwind-std-docs", &[]),
     ("panic-in-main", &[]),
     ("panic-while-panicking", &[]),
 ];
@@ -475,22 +482,31 @@ fn panic_location(o: &Output) -> Result<String, String> {
     Err("no `thread 'worker-7' panicked at src/bin/panic.rs:LINE:COL:` line".into())
 }
 
-/// `unwind`: each of the 64 threads that panic at once (`many-0` ..
-/// `many-63`) has exactly one `thread 'many-N' panicked at src/bin/unwind.rs:`
-/// line on stderr (std's form, with or without the thread id after the name).
+/// `unwind`: each of the N threads that panic at once (`many-0` ..,
+/// N from stdout's `unwind: N threads panicking at once` line) has exactly
+/// one `thread 'many-K' panicked at src/bin/unwind.rs:` line on stderr
+/// (std's form, with or without the thread id after the name).
 fn many_panics_reported(o: &Output) -> Result<String, String> {
-    let mut count = [0usize; 64];
+    let n: usize = o
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("unwind: ")?.split_once(" threads panicking at once")?.0.parse().ok())
+        .ok_or("no `unwind: N threads panicking at once` line")?;
+    let mut count = vec![0usize; n];
+    let mut others = 0;
     for line in o.stderr.lines() {
         let Some((name, rest)) = line.strip_prefix("thread 'many-").and_then(|r| r.split_once('\'')) else { continue };
-        if rest.contains("panicked at src/bin/unwind.rs:")
-            && let Ok(i) = name.parse::<usize>()
-            && i < count.len()
-        {
-            count[i] += 1;
+        match name.parse::<usize>() {
+            Ok(i) if i < n && rest.contains("panicked at src/bin/unwind.rs:") => count[i] += 1,
+            _ => others += 1,
         }
     }
-    let wrong: Vec<String> = count.iter().enumerate().filter(|(_, n)| **n != 1).map(|(i, n)| format!("many-{i}: {n}")).collect();
-    if wrong.is_empty() { Ok("64 reports".into()) } else { Err(format!("reports per thread not 1: {}", wrong.join(", "))) }
+    let wrong: Vec<String> = count.iter().enumerate().filter(|(_, c)| **c != 1).map(|(i, c)| format!("many-{i}: {c}")).collect();
+    match (wrong.is_empty(), others) {
+        (true, 0) => Ok(format!("{n} reports")),
+        (true, _) => Err(format!("{others} other `thread 'many-` lines")),
+        (false, _) => Err(format!("reports per thread not 1: {}", wrong.join(", "))),
+    }
 }
 
 /// `panic-in-main`: `thread 'main' panicked at src/bin/panic-in-main.rs:L:C:`
@@ -982,8 +998,11 @@ mod tests {
         for i in 0..64 {
             many.push_str(&format!("\nthread 'many-{i}' ({}) panicked at src/bin/unwind.rs:380:21:\nthread {i} of 64 panics\n", i + 9));
         }
-        assert!(many_panics_reported(&out(0, "", &many)).is_ok());
-        assert!(many_panics_reported(&out(0, "", &many.replace("'many-7' (16)", "'many-8' (16)"))).unwrap_err().contains("many-7: 0, many-8: 2"));
+        let line = "unwind: 64 threads panicking at once: 64 joins Err\n";
+        assert_eq!(many_panics_reported(&out(0, line, &many)), Ok("64 reports".into()));
+        assert!(many_panics_reported(&out(0, line, &many.replace("'many-7' (16)", "'many-8' (16)"))).unwrap_err().contains("many-7: 0, many-8: 2"));
+        assert!(many_panics_reported(&out(0, &line.replace("64 threads", "32 threads"), &many)).unwrap_err().contains("32 other"));
+        assert!(many_panics_reported(&out(0, "", &many)).is_err());
         let main = "thread 'main' panicked at src/bin/panic-in-main.rs:15:5:\nmain panics on purpose\nnote: run with `RUST_BACKTRACE=1`\n";
         assert!(main_panic_reported(&out(101, "", main)).is_ok());
         assert!(main_panic_reported(&out(101, "", &main.replace("'main' ", "'main' (3) "))).is_ok());

@@ -8,6 +8,9 @@
 //! compares a GPU run's with the host's (`unwind.expected`,
 //! scripts/make-gpu-bundle.sh). The panic messages go to stderr, as std's
 //! default hook writes them; the suite checks the key lines there.
+//!
+//! `unwind [THREADS]`: how many threads panic at once (default 64; the
+//! emulator's 64 waves hold 32 and `main`).
 use std::any::Any;
 use std::panic::{self, AssertUnwindSafe, PanicHookInfo};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -60,7 +63,8 @@ fn main() {
     scopes();
     once();
     rwlock();
-    many_threads(64);
+    let threads = std::env::args().nth(1).map_or(64, |a| a.parse().expect("THREADS: a number of threads"));
+    many_threads(threads);
     deep_recursion(200);
     println!("unwind: done");
 }
