@@ -19,11 +19,12 @@ if [ "${1:-}" = --emulated ]; then
     checks=(panic hang fault exit-code spawn-cycles maths lanes stack-overflow deep-recursion soak fs-root heap-big host-limits)
     B=target/emulated-bundle
 fi
-# Both bundles: std details compared with the host's (std-details.expected below).
-checks+=(std-details)
+# Both bundles: std details and unwinding compared with the host's
+# (std-details.expected, unwind.expected below).
+checks+=(std-details unwind)
 # Both bundles: std's unwinding (examples/unwind-checks; the emulator runs
 # the small ones, EMULATED), the expected output from host runs below.
-unwind_bins=(unwind std-docs panic-in-main panic-while-panicking)
+unwind_bins=(unwind-facts std-docs panic-in-main panic-while-panicking)
 archs=("${@:-sm_90}")
 cargo build --release -p launcher -p xtask -p hip-emu --bin gpurun --bin gpurun-dev --lib
 G=target/release/gpurun
@@ -64,14 +65,16 @@ cp examples/files-stdin/input.txt $B/files-stdin.input
 cp examples/files-stdin/stdin.txt $B/files-stdin.stdin
 cargo run --quiet --release --manifest-path examples/files-stdin/Cargo.toml -- \
     $B/files-stdin.input "$(mktemp -d)/work" < $B/files-stdin.stdin > $B/files-stdin.expected
+# Unwinding (a panic's drops, join's Err, catch_unwind, scope) on the host.
+cargo run --quiet --release --manifest-path examples/gpu-checks/Cargo.toml --bin unwind > $B/unwind.expected
 # std-details (args[0], current_exe, Permissions, errno texts) on the host.
 cargo run --quiet --release --manifest-path examples/gpu-checks/Cargo.toml --bin std-details -- \
     "$(mktemp -d)/work" > $B/std-details.expected
 # The unwinding checks on the host; their panic messages (stderr) kept
 # beside, to compare by eye with a GPU run's logs/<check>.err.
 run_unwind_checks() { cargo run --quiet --release --manifest-path examples/unwind-checks/Cargo.toml --bin "$@"; }
-run_unwind_checks unwind > $B/unwind.expected 2> $B/unwind.host-stderr
-run_unwind_checks unwind -- 32 > $B/unwind-32.expected 2> $B/unwind-32.host-stderr
+run_unwind_checks unwind-facts > $B/unwind-facts.expected 2> $B/unwind-facts.host-stderr
+run_unwind_checks unwind-facts -- 32 > $B/unwind-facts-32.expected 2> $B/unwind-facts-32.host-stderr
 run_unwind_checks std-docs > $B/std-docs.expected 2> $B/std-docs.host-stderr
 if ! $emulated; then
     # The spawn profile (scripts/gpu-spawn-profile.sh) and the println profile

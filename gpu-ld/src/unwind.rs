@@ -34,16 +34,20 @@
 //!
 //! The check costs a load of the warp's word (a shared-memory load on
 //! NVIDIA), a compare and a branch the hardware predicts as not taken,
-//! after calls that were not inlined.
+//! after calls that were not inlined. A function with several checks
+//! computes the word's address once, on entry ([`WORD`]); one with a single
+//! check asks for the word there ([`EXCEPTION`]).
 
 use std::collections::{HashMap, HashSet};
 
 use crate::ir_text::{call_parts, closing_paren, function_name, is_label, Callee};
 
-pub use rt_abi::symbols::{UNWIND_CATCH as CATCH, UNWIND_EXCEPTION as EXCEPTION, UNWIND_RAISE as RAISE, UNWIND_RESUME as RESUME};
+pub use rt_abi::symbols::{
+    UNWIND_CATCH as CATCH, UNWIND_EXCEPTION as EXCEPTION, UNWIND_RAISE as RAISE, UNWIND_RESUME as RESUME, UNWIND_WORD as WORD,
+};
 
 /// The runtime functions the lowered module calls, kept through `opt`.
-pub const RUNTIME: [&str; 3] = [EXCEPTION, CATCH, RESUME];
+pub const RUNTIME: [&str; 4] = [EXCEPTION, WORD, CATCH, RESUME];
 
 /// What [`lower`] changed.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -93,7 +97,7 @@ pub fn lower(ir: &str) -> Result<Option<(String, Report)>, Refused> {
     if !unwinds(ir) {
         return Ok(None);
     }
-    for name in [EXCEPTION, CATCH, RESUME] {
+    for name in RUNTIME {
         if !ir.lines().any(|l| l.starts_with("define ") && function_name(l) == name) {
             return Err(Refused::NoRuntime(name));
         }
@@ -129,10 +133,9 @@ pub fn lower(ir: &str) -> Result<Option<(String, Report)>, Refused> {
         {
             // A group of functions or calls that may unwind: "never returns"
             // is no longer true of them once unwinding returns.
-            let group = line.replace(" noreturn ", " ");
-            // LLVM rejects an empty group (`{ }`), which `{ noreturn }` would
-            // leave: a string attribute, which means nothing, keeps it.
-            out.push_str(&group.replace("{ }", "{ \"gpu-ld-unwinds\" }"));
+            let line = line.replace(" noreturn ", " ");
+            // A group must name something: a string attribute LLVM ignores.
+            out.push_str(&line.replace("= { }", "= { \"gpu-ld-unwinds\" }"));
             out.push('\n');
             i += 1;
             continue;
@@ -333,6 +336,16 @@ impl Function<'_> {
                 continue;
             }
             body.push(line.to_string());
+        }
+        let checks = body.iter().filter(|l| l.ends_with(&format!(" = call ptr @{EXCEPTION}()"))).count();
+        if checks >= 2 {
+            // Several checks: the word's address once, on entry, and a load each.
+            for line in body.iter_mut().filter(|l| l.ends_with(&format!(" = call ptr @{EXCEPTION}()"))) {
+                let value = line.trim_start().split(' ').next().unwrap_or_default().to_string();
+                *line = format!("  {value} = load ptr, ptr %{LABEL}w, align 8");
+            }
+            let entry = usize::from(body.first().is_some_and(|l| is_label(l)));
+            body.insert(entry, format!("  %{LABEL}w = call ptr @{WORD}()"));
         }
         // A split block's successors now come from its last part.
         for line in &mut body {

@@ -81,6 +81,11 @@ pub const RING_MODULE: &str = "rt_common::ring";
 /// unwind, so it must stay a single load.
 pub const UNWIND_EXCEPTION: &str = "__gpu_unwind_exception";
 
+/// `__gpu_unwind_word() -> *mut *mut u8`: the address of the calling warp's
+/// exception word. A function that checks the word after several calls
+/// computes the address once, on entry, and loads it at each check.
+pub const UNWIND_WORD: &str = "__gpu_unwind_word";
+
 /// `__gpu_unwind_catch() -> *mut u8`: returns the exception in flight and
 /// sets the word to null. What a lowered `landingpad` calls.
 pub const UNWIND_CATCH: &str = "__gpu_unwind_catch";

@@ -235,6 +235,12 @@ macro_rules! define_gpu_std_abi {
         $crate::rt_abi::assert_symbol!(__gpu_unwind_exception, $crate::rt_abi::symbols::UNWIND_EXCEPTION);
         #[unsafe(no_mangle)]
         #[inline(always)]
+        pub extern "C" fn __gpu_unwind_word() -> *mut *mut u8 {
+            $with_hal!(H => $crate::unwind::word::<H>($rt))
+        }
+        $crate::rt_abi::assert_symbol!(__gpu_unwind_word, $crate::rt_abi::symbols::UNWIND_WORD);
+        #[unsafe(no_mangle)]
+        #[inline(always)]
         pub extern "C" fn __gpu_unwind_catch() -> *mut u8 {
             $with_hal!(H => $crate::unwind::catch::<H>($rt))
         }

@@ -39,6 +39,13 @@ pub fn exception<H: Hal>(rt: &Runtime) -> *mut u8 {
     unsafe { *H::my_warp_private(rt).exception.get() }
 }
 
+/// `__gpu_unwind_word`: where the calling warp's exception word is, for
+/// functions that read it after several calls.
+#[inline(always)]
+pub fn word<H: Hal>(rt: &Runtime) -> *mut *mut u8 {
+    H::my_warp_private(rt).exception.get()
+}
+
 /// `__gpu_unwind_catch`: takes the exception in flight (null if none) and
 /// leaves none, as a landing pad begins.
 #[inline(always)]

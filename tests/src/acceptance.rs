@@ -126,6 +126,7 @@ pub const CHECKS: &[Check] = &[
     check("panic", Compiled("panic"), 101).expect(&[
         (Custom(panic_location), "panic location like std's"),
         (StderrHas("the worker found nothing to do (0 items)"), "panic message"),
+        (StdoutLine("panic: the worker's join is an Err: true"), "the panicking thread ended alone; its join is Err"),
     ]),
     check("hang", Compiled("hang"), 124)
         .options(&["--timeout", "5"])
@@ -139,6 +140,17 @@ pub const CHECKS: &[Check] = &[
     check("std-details", Compiled("std-details"), 0)
         .args(&["{logs}/std-details-work"])
         .expect(&[(StdoutIsFile("std-details"), "std details print as on the host (Linux)")]),
+    // Unwinding (built with panic=unwind, the `-std` specs' strategy): a
+    // panic's drops, join's Err, poisoning, catch_unwind, resume_unwind,
+    // scope; then a panic in main (101) and one while unwinding (134).
+    check("unwind", Compiled("unwind"), 0).expect(&[(StdoutIsFile("unwind"), "unwinding as on the host")]),
+    check("unwind-main", Compiled("unwind"), 101).args(&["main"]).expect(&[
+        (StderrHas("thread 'main' panicked at"), "std's panic message"),
+        (StdoutLine("drop main's local"), "main's drops ran before the exit"),
+    ]),
+    check("unwind-double", Compiled("unwind"), 134).args(&["double"]).expect(&[
+        (StderrHas("panic in a destructor during cleanup"), "a panic while unwinding aborts, as on Linux"),
+    ]),
     check("maths", Compiled("maths"), 0).expect(&[(StdoutLine("maths: 27 of 27 correct"), "f32/f64 maths and 128-bit integer conversions correct")]),
     // rayon, crossbeam-channel, parking_lot, serde_json and regex, unmodified,
     // at the default stacks: the GPU's output must be the host's.
@@ -289,15 +301,15 @@ pub const CHECKS: &[Check] = &[
     // to `join`, `catch_unwind` or `thread::scope`, running `Drop`s and
     // poisoning locks, as on the host; the same programs' host runs give
     // the expected stdout (scripts/make-gpu-bundle.sh).
-    check("unwind", Compiled("unwind"), 0).expect(&[
-        (StdoutIsFile("unwind"), "joins, poisoning, drop order, catch_unwind, hooks, scopes, Once, RwLock as on the host"),
+    check("unwind-facts", Compiled("unwind-facts"), 0).expect(&[
+        (StdoutIsFile("unwind-facts"), "joins, poisoning, drop order, catch_unwind, hooks, scopes, Once, RwLock as on the host"),
         (StderrLine("the poisoner panics holding the lock"), "a spawned thread's panic message on stderr"),
         (StderrLine("a scoped thread panicked"), "thread::scope's own panic on stderr"),
         (Custom(many_panics_reported), "64 threads panicking at once: each reported once"),
     ]),
     // The emulator's size of the same (EMULATED: its 64 waves hold 32 threads and main).
-    check("unwind-32", Compiled("unwind"), 0).args(&["32"]).expect(&[
-        (StdoutIsFile("unwind-32"), "joins, poisoning, drop order, catch_unwind, hooks, scopes, Once, RwLock as on the host"),
+    check("unwind-facts-32", Compiled("unwind-facts"), 0).args(&["32"]).expect(&[
+        (StdoutIsFile("unwind-facts-32"), "joins, poisoning, drop order, catch_unwind, hooks, scopes, Once, RwLock as on the host"),
         (Custom(many_panics_reported), "32 threads panicking at once: each reported once"),
     ]),
     // std's own documentation examples (generated: `gpurun-dev std-docs`).
@@ -336,6 +348,9 @@ pub const EMULATED: &[(&str, &[&str])] = &[
     ("exit-code-wraps", &[]),
     ("std-details", &[]),
     ("maths", &[]),
+    ("unwind", &[]),
+    ("unwind-main", &[]),
+    ("unwind-double", &[]),
     ("lanes", &[]),
     ("spawn-cycles-1k", &[]),
     ("soak-10s", &["--threads", "16"]),
@@ -353,7 +368,7 @@ pub const EMULATED: &[(&str, &[&str])] = &[
     ("cargo-test", &[]),
     ("host-emfile", &["--threads", "2"]),
     ("host-fifo-small-ring", &["--threads", "8"]),
-    ("unwind-32", &[]),
+    ("unwind-facts-32", &[]),
     ("unwind-std-docs", &[]),
     ("panic-in-main", &[]),
     ("panic-while-panicking", &[]),
@@ -482,9 +497,9 @@ fn panic_location(o: &Output) -> Result<String, String> {
     Err("no `thread 'worker-7' panicked at src/bin/panic.rs:LINE:COL:` line".into())
 }
 
-/// `unwind`: each of the N threads that panic at once (`many-0` ..,
+/// `unwind-facts`: each of the N threads that panic at once (`many-0` ..,
 /// N from stdout's `unwind: N threads panicking at once` line) has exactly
-/// one `thread 'many-K' panicked at src/bin/unwind.rs:` line on stderr
+/// one `thread 'many-K' panicked at src/bin/unwind-facts.rs:` line on stderr
 /// (std's form, with or without the thread id after the name).
 fn many_panics_reported(o: &Output) -> Result<String, String> {
     let n: usize = o
@@ -497,7 +512,7 @@ fn many_panics_reported(o: &Output) -> Result<String, String> {
     for line in o.stderr.lines() {
         let Some((name, rest)) = line.strip_prefix("thread 'many-").and_then(|r| r.split_once('\'')) else { continue };
         match name.parse::<usize>() {
-            Ok(i) if i < n && rest.contains("panicked at src/bin/unwind.rs:") => count[i] += 1,
+            Ok(i) if i < n && rest.contains("panicked at src/bin/unwind-facts.rs:") => count[i] += 1,
             _ => others += 1,
         }
     }
@@ -996,7 +1011,7 @@ mod tests {
     fn unwind_stderr_checks_want_std_forms() {
         let mut many = String::new();
         for i in 0..64 {
-            many.push_str(&format!("\nthread 'many-{i}' ({}) panicked at src/bin/unwind.rs:380:21:\nthread {i} of 64 panics\n", i + 9));
+            many.push_str(&format!("\nthread 'many-{i}' ({}) panicked at src/bin/unwind-facts.rs:380:21:\nthread {i} of 64 panics\n", i + 9));
         }
         let line = "unwind: 64 threads panicking at once: 64 joins Err\n";
         assert_eq!(many_panics_reported(&out(0, line, &many)), Ok("64 reports".into()));

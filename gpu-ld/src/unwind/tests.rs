@@ -5,6 +5,9 @@ const RUNTIME: &str = "\
 define ptr @__gpu_unwind_exception() #0 {
   ret ptr null
 }
+define ptr @__gpu_unwind_word() #0 {
+  ret ptr null
+}
 define ptr @__gpu_unwind_catch() #0 {
   ret ptr null
 }
@@ -74,6 +77,13 @@ define internal void @drop(ptr %x) #0 {
   ret void
 }
 
+define internal void @twice(ptr %x) #1 {
+start:
+  %a = call i64 @caller(ptr %x, i1 false)
+  %b = call i64 @caller(ptr %x, i1 true)
+  ret void
+}
+
 define internal void @rust_eh_personality() #0 {
   ret void
 }
@@ -131,11 +141,10 @@ fn a_call_that_never_returns_returns_when_unwinding_and_raise_is_resume() {
     assert!(!ir.contains("__gpu_unwind_raise"), "{ir}");
     // Functions and calls that may unwind no longer claim never to return.
     assert!(ir.contains("attributes #2 = { cold }"), "{ir}");
-    // A group that held only that stays a group (LLVM rejects `{ }`).
     assert!(ir.contains("attributes #4 = { \"gpu-ld-unwinds\" }"), "{ir}");
     assert!(!ir.contains(" personality ptr"), "{ir}");
     assert_eq!(report.unwinding_returns, 1);
-    assert_eq!(report.checked_calls, 2);
+    assert_eq!(report.checked_calls, 4);
 }
 
 #[test]
@@ -179,4 +188,14 @@ fn the_lowered_module_assembles() {
     let out = std::process::Command::new(bin.join("opt")).args(["-passes=verify", "-disable-output"]).arg(&file).output().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
     assert!(out.status.success(), "{}\n{ir}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn a_function_with_several_checks_finds_the_word_once() {
+    let (ir, _) = lowered();
+    let twice = &ir[ir.find("@twice(").unwrap()..];
+    let twice = &twice[..twice.find("\n}").unwrap()];
+    assert!(twice.contains("start:\n  %uw.w = call ptr @__gpu_unwind_word()\n  %a = call i64 @caller(ptr %x, i1 false)\n  %uw.1 = load ptr, ptr %uw.w, align 8\n"), "{twice}");
+    assert!(twice.contains("  %uw.2 = load ptr, ptr %uw.w, align 8\n"), "{twice}");
+    assert!(!twice.contains("@__gpu_unwind_exception"), "{twice}");
 }

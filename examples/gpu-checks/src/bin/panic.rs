@@ -1,4 +1,7 @@
-//! A named thread panics: the program must exit 101 with std's message.
+//! A named thread panics: std's message names it and the panic's location.
+//! Under `panic = "unwind"` (the default) its `join` is `Err` and `main`'s
+//! `unwrap` of it panics in turn; under `panic = "abort"` the first panic
+//! ends the program. Either way the exit code is 101, a panic's.
 use std::thread;
 
 fn main() {
@@ -12,6 +15,8 @@ fn main() {
             }
         })
         .unwrap();
-    let _ = h.join();
-    println!("panic: unreachable: the panic should have ended the program");
+    let joined = h.join();
+    println!("panic: the worker's join is an Err: {}", joined.is_err());
+    joined.unwrap();
+    println!("panic: unreachable: unwrap of the Err panics");
 }

@@ -5,11 +5,11 @@
 //! many threads panicking at once and a panic deep in a recursion.
 //!
 //! Its stdout does not depend on where it runs: the acceptance suite
-//! compares a GPU run's with the host's (`unwind.expected`,
+//! compares a GPU run's with the host's (`unwind-facts.expected`,
 //! scripts/make-gpu-bundle.sh). The panic messages go to stderr, as std's
 //! default hook writes them; the suite checks the key lines there.
 //!
-//! `unwind [THREADS]`: how many threads panic at once (default 64; the
+//! `unwind-facts [THREADS]`: how many threads panic at once (default 64; the
 //! emulator's 64 waves hold 32 and `main`).
 use std::any::Any;
 use std::panic::{self, AssertUnwindSafe, PanicHookInfo};
