@@ -269,6 +269,9 @@ mod tests {
         assert!(text.contains(&format!("rustflags = [\"-Ctarget-cpu=sm_80\", \"-Zpanic-abort-tests\", {cfg}{remap}]")), "{text}");
         assert!(text.contains(&format!("rustflags = [\"-Ctarget-cpu=gfx90a\", \"-Zpanic-abort-tests\", {cfg}{remap}]")), "{text}");
         assert!(text.contains("runner = \"/x/gpurun run\""));
+        // Both panic runtimes: the program's strategy picks one.
+        assert!(text.contains("build-std = [\"std\", \"panic_abort\"]\n"), "{text}");
+        assert!(text.contains("build-std-features = [\"compiler-builtins-mem\", \"panic-unwind\"]\n"), "{text}");
         // rustc's built-in amdgcn target links through gpu-ld with bitcode.
         let builtin = &text[text.find("[target.amdgcn-amd-amdhsa]\n").expect("a section for the built-in target")..];
         assert!(builtin.contains(&format!("linker = \"{}\"", repo.join("target/gpu-toolchain/bin/gpu-ld").display())), "{text}");

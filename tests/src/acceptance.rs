@@ -140,9 +140,11 @@ pub const CHECKS: &[Check] = &[
     check("std-details", Compiled("std-details"), 0)
         .args(&["{logs}/std-details-work"])
         .expect(&[(StdoutIsFile("std-details"), "std details print as on the host (Linux)")]),
-    // Unwinding (built with panic=unwind, the `-std` specs' strategy): a
+    // Unwinding (needs the `-std` specs at `"panic-strategy": "unwind"`;
+    // under abort `unwind` ends at its first panic, 101): a
     // panic's drops, join's Err, poisoning, catch_unwind, resume_unwind,
-    // scope; then a panic in main (101) and one while unwinding (134).
+    // scope; then a panic in main (101), one while unwinding (134), and
+    // one on a lane other than 0 (134).
     check("unwind", Compiled("unwind"), 0).expect(&[(StdoutIsFile("unwind"), "unwinding as on the host")]),
     check("unwind-main", Compiled("unwind"), 101).args(&["main"]).expect(&[
         (StderrHas("thread 'main' panicked at"), "std's panic message"),
@@ -151,6 +153,10 @@ pub const CHECKS: &[Check] = &[
     check("unwind-double", Compiled("unwind"), 134).args(&["double"]).expect(&[
         (StderrHas("panic in a destructor during cleanup"), "a panic while unwinding aborts, as on Linux"),
     ]),
+    // A lane other than 0 cannot unwind (one exception word per warp).
+    check("unwind-lane", Compiled("unwind"), 134)
+        .args(&["lane"])
+        .expect(&[(StderrHas("called from lane 1"), "a panic on lane 1 of for_each_lane ends the program")]),
     check("maths", Compiled("maths"), 0).expect(&[(StdoutLine("maths: 27 of 27 correct"), "f32/f64 maths and 128-bit integer conversions correct")]),
     // rayon, crossbeam-channel, parking_lot, serde_json and regex, unmodified,
     // at the default stacks: the GPU's output must be the host's.
@@ -351,6 +357,7 @@ pub const EMULATED: &[(&str, &[&str])] = &[
     ("unwind", &[]),
     ("unwind-main", &[]),
     ("unwind-double", &[]),
+    ("unwind-lane", &[]),
     ("lanes", &[]),
     ("spawn-cycles-1k", &[]),
     ("soak-10s", &["--threads", "16"]),

@@ -6,6 +6,8 @@
 //!
 //! `unwind main`: a panic in `main` runs main's drops and exits 101.
 //! `unwind double`: a panic while unwinding aborts (134), as on Linux.
+//! `unwind lane`: a panic on lane 1 of `gpu_lanes::for_each_lane` cannot
+//! unwind (the warp has one exception word): the program ends (134).
 
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
@@ -74,8 +76,17 @@ fn main() {
             let _p = PanicsWhileUnwinding;
             panic!("the first panic");
         }
+        Some("lane") => {
+            gpu_lanes::for_each_lane(|lane| {
+                if lane == 1 {
+                    panic!("lane 1 panics");
+                }
+            });
+            println!("unwind: lane 1 did not panic ({} lanes)", gpu_lanes::lanes());
+            return;
+        }
         Some(other) => {
-            eprintln!("unwind: unknown mode {other:?} (main, double)");
+            eprintln!("unwind: unknown mode {other:?} (main, double, lane)");
             std::process::exit(2);
         }
     }
