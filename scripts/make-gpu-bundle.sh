@@ -22,6 +22,9 @@ fi
 # Both bundles: std details and unwinding compared with the host's
 # (std-details.expected, unwind.expected below).
 checks+=(std-details unwind)
+# Both bundles: std's unwinding (examples/unwind-checks; the emulator runs
+# the small ones, EMULATED), the expected output from host runs below.
+unwind_bins=(unwind-facts std-docs panic-in-main panic-while-panicking)
 archs=("${@:-sm_90}")
 cargo build --release -p launcher -p xtask -p hip-emu --bin gpurun --bin gpurun-dev --lib
 G=target/release/gpurun
@@ -37,6 +40,11 @@ for arch in "${archs[@]}"; do
     for bin in "${checks[@]}"; do
         echo "make-gpu-bundle: gpu-checks $bin for $arch" >&2
         obj=$($G build examples/gpu-checks --arch "$arch" --bin "$bin" --release | tail -n 1)
+        cp "$obj" "$B/$bin-$arch.${obj##*.}"
+    done
+    for bin in "${unwind_bins[@]}"; do
+        echo "make-gpu-bundle: unwind-checks $bin for $arch" >&2
+        obj=$($G build examples/unwind-checks --arch "$arch" --bin "$bin" --release | tail -n 1)
         cp "$obj" "$B/$bin-$arch.${obj##*.}"
     done
 done
@@ -62,6 +70,12 @@ cargo run --quiet --release --manifest-path examples/gpu-checks/Cargo.toml --bin
 # std-details (args[0], current_exe, Permissions, errno texts) on the host.
 cargo run --quiet --release --manifest-path examples/gpu-checks/Cargo.toml --bin std-details -- \
     "$(mktemp -d)/work" > $B/std-details.expected
+# The unwinding checks on the host; their panic messages (stderr) kept
+# beside, to compare by eye with a GPU run's logs/<check>.err.
+run_unwind_checks() { cargo run --quiet --release --manifest-path examples/unwind-checks/Cargo.toml --bin "$@"; }
+run_unwind_checks unwind-facts > $B/unwind-facts.expected 2> $B/unwind-facts.host-stderr
+run_unwind_checks unwind-facts -- 32 > $B/unwind-facts-32.expected 2> $B/unwind-facts-32.host-stderr
+run_unwind_checks std-docs > $B/std-docs.expected 2> $B/std-docs.host-stderr
 if ! $emulated; then
     # The spawn profile (scripts/gpu-spawn-profile.sh) and the println profile
     # (ptxas it, then `gpurun run`: examples/gpu-checks/src/bin/print-profile.rs).

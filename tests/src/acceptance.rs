@@ -47,6 +47,10 @@ pub enum Expect {
     StderrHas(&'static str),
     /// stdout is byte for byte the bundle's `<name>.expected` (the host's output).
     StdoutIsFile(&'static str),
+    /// stdout is the bundle's `<name>.expected` section by section (a
+    /// section: a `== ` header line and the lines up to the next), the lines
+    /// within a section in any order: what concurrent threads print.
+    StdoutIsFileUnordered(&'static str),
     /// A check written as code; `Ok` carries what it found.
     Custom(fn(&Output) -> Result<String, String>),
 }
@@ -300,6 +304,36 @@ pub const CHECKS: &[Check] = &[
             (StderrHas("in host call `open`"), "... and its host call"),
             (Custom(timeout_within_a_second), "gpurun ended within a second of --timeout"),
         ]),
+    // std's unwinding (issue 44, examples/unwind-checks): a panic unwinds
+    // to `join`, `catch_unwind` or `thread::scope`, running `Drop`s and
+    // poisoning locks, as on the host; the same programs' host runs give
+    // the expected stdout (scripts/make-gpu-bundle.sh).
+    check("unwind-facts", Compiled("unwind-facts"), 0).expect(&[
+        (StdoutIsFile("unwind-facts"), "joins, poisoning, drop order, catch_unwind, hooks, scopes, Once, RwLock as on the host"),
+        (StderrLine("the poisoner panics holding the lock"), "a spawned thread's panic message on stderr"),
+        (StderrLine("a scoped thread panicked"), "thread::scope's own panic on stderr"),
+        (Custom(many_panics_reported), "64 threads panicking at once: each reported once"),
+    ]),
+    // The emulator's size of the same (EMULATED: its 64 waves hold 32 threads and main).
+    check("unwind-facts-32", Compiled("unwind-facts"), 0).args(&["32"]).expect(&[
+        (StdoutIsFile("unwind-facts-32"), "joins, poisoning, drop order, catch_unwind, hooks, scopes, Once, RwLock as on the host"),
+        (Custom(many_panics_reported), "32 threads panicking at once: each reported once"),
+    ]),
+    // std's own documentation examples (generated: `gpurun-dev std-docs`).
+    check("unwind-std-docs", Compiled("std-docs"), 0)
+        .expect(&[(StdoutIsFileUnordered("std-docs"), "std's examples for poisoning, join, catch_unwind, hooks, Once, scope print as on the host")]),
+    check("panic-in-main", Compiled("panic-in-main"), 101).expect(&[
+        (StdoutLine("panic-in-main: main's local dropped while unwinding: true"), "main's locals dropped while unwinding"),
+        (Custom(main_panic_reported), "std's message for a panic in main"),
+    ]),
+    // A Drop panicking while its thread unwinds: std aborts (SIGABRT on Linux: 134).
+    check("panic-while-panicking", Compiled("panic-while-panicking"), 134).expect(&[
+        (StdoutLine("panic-while-panicking: the Drop runs while unwinding: true"), "the Drop ran while unwinding"),
+        (StderrLine("the Drop panics during unwinding"), "the second panic's message"),
+        (StderrLine("panic in a destructor during cleanup"), "std's words for a panic during cleanup"),
+        (StderrLine("thread caused non-unwinding panic. aborting."), "... and for the abort"),
+        (Custom(nothing_after_the_abort), "nothing ran after the abort"),
+    ]),
     check("wrong-vendor", OtherVendor("hello-threads"), 4),
     check("ptx-too-new", FuturePtx("hello-threads"), 4),
 ];
@@ -342,6 +376,10 @@ pub const EMULATED: &[(&str, &[&str])] = &[
     ("cargo-test", &[]),
     ("host-emfile", &["--threads", "2"]),
     ("host-fifo-small-ring", &["--threads", "8"]),
+    ("unwind-facts-32", &[]),
+    ("unwind-std-docs", &[]),
+    ("panic-in-main", &[]),
+    ("panic-while-panicking", &[]),
 ];
 
 /// The options a check adds on the emulator, if it runs there.
@@ -465,6 +503,55 @@ fn panic_location(o: &Output) -> Result<String, String> {
         }
     }
     Err("no `thread 'worker-7' panicked at src/bin/panic.rs:LINE:COL:` line".into())
+}
+
+/// `unwind-facts`: each of the N threads that panic at once (`many-0` ..,
+/// N from stdout's `unwind: N threads panicking at once` line) has exactly
+/// one `thread 'many-K' panicked at src/bin/unwind-facts.rs:` line on stderr
+/// (std's form, with or without the thread id after the name).
+fn many_panics_reported(o: &Output) -> Result<String, String> {
+    let n: usize = o
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("unwind: ")?.split_once(" threads panicking at once")?.0.parse().ok())
+        .ok_or("no `unwind: N threads panicking at once` line")?;
+    let mut count = vec![0usize; n];
+    let mut others = 0;
+    for line in o.stderr.lines() {
+        let Some((name, rest)) = line.strip_prefix("thread 'many-").and_then(|r| r.split_once('\'')) else { continue };
+        match name.parse::<usize>() {
+            Ok(i) if i < n && rest.contains("panicked at src/bin/unwind-facts.rs:") => count[i] += 1,
+            _ => others += 1,
+        }
+    }
+    let wrong: Vec<String> = count.iter().enumerate().filter(|(_, c)| **c != 1).map(|(i, c)| format!("many-{i}: {c}")).collect();
+    match (wrong.is_empty(), others) {
+        (true, 0) => Ok(format!("{n} reports")),
+        (true, _) => Err(format!("{others} other `thread 'many-` lines")),
+        (false, _) => Err(format!("reports per thread not 1: {}", wrong.join(", "))),
+    }
+}
+
+/// `panic-in-main`: `thread 'main' panicked at src/bin/panic-in-main.rs:L:C:`
+/// followed by the message, as std prints it.
+fn main_panic_reported(o: &Output) -> Result<String, String> {
+    let lines: Vec<&str> = o.stderr.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with("thread 'main' ") && l.contains("panicked at src/bin/panic-in-main.rs:") && l.ends_with(':'))
+        .ok_or("no `thread 'main' panicked at src/bin/panic-in-main.rs:` line")?;
+    match lines.get(at + 1) {
+        Some(&"main panics on purpose") => Ok(lines[at].to_string()),
+        other => Err(format!("the message after `{}` is {other:?}", lines[at])),
+    }
+}
+
+/// `panic-while-panicking`: the line after `join` never printed.
+fn nothing_after_the_abort(o: &Output) -> Result<String, String> {
+    match o.stdout.lines().find(|l| l.contains("unreachable")) {
+        None => Ok(String::new()),
+        Some(l) => Err(format!("printed after the abort: `{l}`")),
+    }
 }
 
 /// Where a suite run finds its inputs and puts its logs.
@@ -645,16 +732,22 @@ impl Suite {
             StderrLine(l) => found(has_line(&o.stderr, &|x| x == l), format!("no stderr line `{l}`")),
             StderrHas(s) => found(o.stderr.contains(s), format!("stderr lacks `{s}`")),
             StdoutIsFile(name) => {
-                let path = self.bundle.join(format!("{name}.expected"));
-                let want = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+                let want = self.expected(name)?;
                 if want == o.stdout {
                     Ok(String::new())
                 } else {
                     Err(first_difference(&want, &o.stdout))
                 }
             }
+            StdoutIsFileUnordered(name) => same_sections(&self.expected(name)?, &o.stdout),
             Custom(f) => f(o),
         }
+    }
+
+    /// The bundle's `<name>.expected`.
+    fn expected(&self, name: &str) -> Result<String, String> {
+        let path = self.bundle.join(format!("{name}.expected"));
+        std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
     }
 
     /// Runs `cmd` with its output in `<logs>/<name>.out` and `.err`, killed
@@ -721,6 +814,41 @@ fn first_difference(want: &str, got: &str) -> String {
     let i = w.iter().zip(&g).position(|(a, b)| a != b).unwrap_or(w.len().min(g.len()));
     let line = |v: &Vec<&str>| v.get(i).map_or("(end of output)".to_string(), |l| format!("`{}`", truncate(l, 120)));
     format!("line {} differs: expected {}, got {} ({} lines expected, {} got)", i + 1, line(&w), line(&g), w.len(), g.len())
+}
+
+/// [`StdoutIsFileUnordered`]: the same `== ` headers in the same order, and
+/// under each the same lines, each as many times, in any order.
+fn same_sections(want: &str, got: &str) -> Result<String, String> {
+    fn sections(text: &str) -> Vec<(&str, Vec<&str>)> {
+        let mut s: Vec<(&str, Vec<&str>)> = vec![("(before the first header)", Vec::new())];
+        for l in text.lines() {
+            if l.starts_with("== ") {
+                s.push((l, Vec::new()));
+            } else {
+                s.last_mut().expect("one section").1.push(l);
+            }
+        }
+        for (_, lines) in &mut s {
+            lines.sort_unstable();
+        }
+        s
+    }
+    let (w, g) = (sections(want), sections(got));
+    for (i, (ws, gs)) in w.iter().zip(&g).enumerate() {
+        if ws.0 != gs.0 {
+            return Err(format!("section {i}: expected header `{}`, got `{}`", ws.0, truncate(gs.0, 120)));
+        }
+        if ws.1 != gs.1 {
+            let missing = ws.1.iter().find(|l| !gs.1.contains(l));
+            let extra = gs.1.iter().find(|l| !ws.1.contains(l));
+            return Err(format!("under `{}`: lines differ (first missing: {missing:?}, first unexpected: {:?})", ws.0, extra.map(|l| truncate(l, 120))));
+        }
+    }
+    if w.len() != g.len() {
+        let next = |s: &Vec<(&str, Vec<&str>)>| s.get(w.len().min(g.len())).map_or("(end of output)".to_string(), |x| format!("`{}`", x.0));
+        return Err(format!("{} sections expected, {} got: expected {}, got {}", w.len() - 1, g.len() - 1, next(&w), next(&g)));
+    }
+    Ok(format!("{} sections", w.len() - 1))
 }
 
 /// The suite's totals and a one-line summary.
@@ -875,6 +1003,34 @@ mod tests {
         assert_eq!(emulator_totals(&f), Some((1500, 0.75)));
         assert_eq!(emulator_totals(&dir.join("missing")), None);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn unordered_sections_allow_any_order_within_a_header_only() {
+        let want = "top\n== a\n1\n2\n== b\n3\n";
+        assert_eq!(same_sections(want, "top\n== a\n2\n1\n== b\n3\n"), Ok("2 sections".into()));
+        assert!(same_sections(want, "top\n== a\n1\n== b\n2\n3\n").unwrap_err().contains("under `== a`"));
+        assert!(same_sections(want, "top\n== b\n3\n== a\n1\n2\n").unwrap_err().contains("expected header `== a`"));
+        assert!(same_sections(want, "top\n== a\n1\n2\n").unwrap_err().contains("2 sections expected, 1 got"));
+        assert!(same_sections(want, "top\n== a\n1\n2\n2\n== b\n3\n").is_err(), "a line twice");
+    }
+
+    #[test]
+    fn unwind_stderr_checks_want_std_forms() {
+        let mut many = String::new();
+        for i in 0..64 {
+            many.push_str(&format!("\nthread 'many-{i}' ({}) panicked at src/bin/unwind-facts.rs:380:21:\nthread {i} of 64 panics\n", i + 9));
+        }
+        let line = "unwind: 64 threads panicking at once: 64 joins Err\n";
+        assert_eq!(many_panics_reported(&out(0, line, &many)), Ok("64 reports".into()));
+        assert!(many_panics_reported(&out(0, line, &many.replace("'many-7' (16)", "'many-8' (16)"))).unwrap_err().contains("many-7: 0, many-8: 2"));
+        assert!(many_panics_reported(&out(0, &line.replace("64 threads", "32 threads"), &many)).unwrap_err().contains("32 other"));
+        assert!(many_panics_reported(&out(0, "", &many)).is_err());
+        let main = "thread 'main' panicked at src/bin/panic-in-main.rs:15:5:\nmain panics on purpose\nnote: run with `RUST_BACKTRACE=1`\n";
+        assert!(main_panic_reported(&out(101, "", main)).is_ok());
+        assert!(main_panic_reported(&out(101, "", &main.replace("'main' ", "'main' (3) "))).is_ok());
+        assert!(main_panic_reported(&out(101, "", "thread 'main' panicked at src/bin/panic-in-main.rs:15:5:\n")).is_err());
+        assert!(nothing_after_the_abort(&out(134, "panic-while-panicking: unreachable: join returned true\n", "")).is_err());
     }
 
     #[test]

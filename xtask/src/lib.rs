@@ -5,10 +5,13 @@
 //! - [`selftest`]: the acceptance suite and the benchmark matrix on the GPU
 //!   found, in one command, with one report file (`gpurun-dev selftest`);
 //! - [`machine`]: what both find on this machine (tools, GPUs, the CPU);
+//! - [`std_docs`]: std's documentation examples for panics as one GPU
+//!   program (`gpurun-dev std-docs`);
 
 pub mod bench;
 pub mod machine;
 pub mod selftest;
+pub mod std_docs;
 
 use std::path::PathBuf;
 

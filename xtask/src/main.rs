@@ -8,6 +8,8 @@
 //!   to an issue (builds the bundle, or `--bundle DIR` where there is no Rust).
 //! - `gpurun-dev ptx-split PTX --out DIR`: a PTX module as the parts `gpurun
 //!   run` compiles (for measuring ptxas part by part, xtask/probes).
+//! - `gpurun-dev std-docs [--check]`: std's documentation examples for
+//!   panics and poisoning as examples/unwind-checks' `std-docs` program.
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -63,6 +65,12 @@ enum Command {
         #[arg(long, requires = "arch")]
         emulate: bool,
     },
+    /// Write std's documentation examples for panics, poisoning and scoped threads (the pinned nightly's rust-src) as examples/unwind-checks/src/bin/std-docs.rs
+    StdDocs {
+        /// Write nothing; exit 1 if the committed file is not what would be written
+        #[arg(long)]
+        check: bool,
+    },
     /// Split a PTX module as `gpurun run` does before `ptxas -c`: DIR/partN.ptx, and the register cap on stdout
     PtxSplit {
         ptx: PathBuf,
@@ -97,6 +105,33 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
                 std::fs::write(out.join(format!("part{i}.ptx")), p)?;
             }
             println!("{} parts in {}; register cap: {}", parts.len(), out.display(), max_registers.map_or("none".into(), |n| n.to_string()));
+            Ok(0)
+        }
+        Command::StdDocs { check } => {
+            let src = xtask::std_docs::std_src().map_err(anyhow::Error::msg)?;
+            let corpus = xtask::std_docs::generate(&src).map_err(anyhow::Error::msg)?;
+            let out = gpu_toolchain::Paths::from_env().repo.join(xtask::std_docs::OUTPUT);
+            println!(
+                "std-docs: {} code blocks in {}, {} run, {} left out",
+                corpus.found,
+                src.display(),
+                corpus.kept,
+                corpus.left_out.len()
+            );
+            for (at, why) in &corpus.left_out {
+                println!("  left out {at}: {why}");
+            }
+            if check {
+                let committed = std::fs::read_to_string(&out).unwrap_or_default();
+                if committed != corpus.source {
+                    println!("{} is not what `gpurun-dev std-docs` writes: run it and commit the file", out.display());
+                    return Ok(1);
+                }
+                println!("{} is current", out.display());
+            } else {
+                std::fs::write(&out, &corpus.source).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", out.display()))?;
+                println!("wrote {}", out.display());
+            }
             Ok(0)
         }
         Command::Bench(args) => bench::bench(args),
