@@ -142,8 +142,13 @@ pub fn split(ir: &str, parts: usize) -> Option<Split> {
                 Item::FirstPart(_) => {}
                 Item::Global { line, local } if p == 0 => push_line(s, &made_hidden(line, *local, "= "), &renames),
                 Item::Global { line, local } => push_line(s, &global_declaration(line, *local)?, &renames),
-                Item::Function { lines, always_inline: true, .. } => {
-                    for l in *lines {
+                Item::Function { lines, always_inline: true, local, .. } => {
+                    // One exported (`__gpu_unwind_catch`: kept through `opt`,
+                    // named in the PTX) is defined in part 0 alone; the other
+                    // parts' copies are only for inlining.
+                    let head = if *local || p == 0 { lines[0].to_string() } else { available_externally(lines[0]) };
+                    push_line(s, &head, &renames);
+                    for l in &lines[1..] {
                         push_line(s, l, &renames);
                     }
                 }
@@ -213,6 +218,19 @@ pub(crate) fn made_hidden(line: &str, local: bool, after: &str) -> String {
     let rest = &line[at..];
     let word = rest.find(' ').map_or(rest.len(), |e| e);
     format!("{}hidden{}", &line[..at], &rest[word..])
+}
+
+/// A `define` header of an exported function with its linkage made
+/// `available_externally`: LLVM inlines it where it is used and emits no
+/// definition, so the module that defines it is the only one.
+fn available_externally(header: &str) -> String {
+    const LINKAGES: [&str; 6] = ["external", "weak", "weak_odr", "linkonce", "linkonce_odr", "available_externally"];
+    let rest = header.strip_prefix("define ").unwrap_or(header);
+    let rest = match rest.split_once(' ') {
+        Some((word, after)) if LINKAGES.contains(&word) => after,
+        _ => rest,
+    };
+    format!("define available_externally {rest}")
 }
 
 /// `define` header → `declare` (arguments may keep their names; metadata
@@ -371,6 +389,10 @@ define internal void @also_inline() unnamed_addr #1 {
   ret void
 }
 
+define void @exported_inline() #1 {
+  ret void
+}
+
 define ptx_kernel void @__gpu_start(ptr %lb) unnamed_addr #0 {
   call fastcc void @big(ptr %lb)
   call void @also_inline()
@@ -401,6 +423,10 @@ attributes #1 = { alwaysinline nounwind }
             assert!(!p.contains("; Function Attrs"));
         }
         let (first, second) = (&s.parts[0], &s.parts[1]);
+        // An exported alwaysinline function: defined in part 0, inline-only elsewhere.
+        assert!(first.contains("define void @exported_inline() #1 {"), "{first}");
+        assert!(second.contains("define available_externally void @exported_inline() #1 {"), "{second}");
+        assert_eq!(available_externally("define linkonce_odr hidden void @f() #1 {"), "define available_externally hidden void @f() #1 {");
         assert!(first.contains("@alloc_$_1 = hidden unnamed_addr constant <{ [4 x i8] }> <{ [4 x i8] c\"a@b.\" }>, align 1"), "{first}");
         assert!(first.contains("@vtable = hidden unnamed_addr constant <{ ptr, [8 x i8] }> <{ ptr @small_$_llvm_$_1,"), "{first}");
         assert!(first.contains("@llvm.compiler.used = appending"));
