@@ -24,7 +24,11 @@ G=$(realpath "$B/gpurun")
 export GPURUN_CACHE_DIR=$WORK/cubin-cache
 crate=$(cat "$B/CRATE")
 names=$(cd "$B/gpu" && ls | sed 's/\.ptx\.gz$//' | sort)
-for n in $names; do gunzip -c "$B/gpu/$n.ptx.gz" > "$WORK/ptx/$n.ptx"; done
+mkdir -p "$WORK/host"
+for n in $names; do
+    gunzip -c "$B/gpu/$n.ptx.gz" > "$WORK/ptx/$n.ptx"
+    gunzip -c "$B/host/$n.gz" > "$WORK/host/$n" && chmod +x "$WORK/host/$n"
+done
 
 # 1. ptxas: one harness at a time (a launch takes the GPU's free memory for
 #    its heap; gpurun compiles a PTX's parts on every core).
@@ -44,7 +48,7 @@ run_suite() {
         if [ "$side" = gpu ]; then
             timeout $((LIMIT + 30)) "$G" run --timeout "$LIMIT" "$WORK/ptx/$n.ptx" -- "$@" > "$RES/logs/$n.$sfx.log" 2>&1
         else
-            timeout "$LIMIT" "$B/host/$n" "$@" > "$RES/logs/$n.$sfx.log" 2>&1
+            timeout "$LIMIT" "$WORK/host/$n" "$@" > "$RES/logs/$n.$sfx.log" 2>&1
         fi
         rc=$?
         echo "$n $rc" >> "$WORK/$sfx.rc"

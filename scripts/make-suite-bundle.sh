@@ -4,7 +4,7 @@
 # without Rust by scripts/gpu-suite.sh. Writes gpu-bundle/suite/ (git-ignored):
 #   gpurun                  the launcher
 #   gpu/<test>.ptx.gz       each harness built for ARCH (cargo test --no-run), gzipped
-#   host/<test>             the same harnesses built for this host (the CPU time)
+#   host/<test>.gz          the same harnesses built for this host (the CPU time), gzipped
 #   host.json               this machine's `cargo test --release --tests` wall time
 #                           (build excluded), a bench-results row
 #   COMMIT, CRATE           the commit built and the crate's name-version
@@ -94,7 +94,7 @@ cp "$exe" "$root/gpu-bundle/crossbeam-select_macro-$arch.${exe##*.}"
 t0=$(date +%s.%N)
 (cd "$work/host" && cargo test --release --tests) > "$work/host.log" 2>&1 || echo "host: cargo test failed (see $work/host.log)"
 host_s=$(awk "BEGIN{printf \"%.2f\", $(date +%s.%N) - $t0}")
-while read -r name exe; do cp "$exe" "$B/host/$name"; done < "$work/host.list"
+while read -r name exe; do gzip -9 -c "$exe" > "$B/host/$name.gz"; done < "$work/host.list"
 
 [ "$(wc -l < "$work/gpu.list")" = "$(wc -l < "$work/host.list")" ] || { echo "the GPU build made $(wc -l < "$work/gpu.list") harnesses, the host's $(wc -l < "$work/host.list")" >&2; exit 1; }
 
