@@ -9,6 +9,8 @@
 #    threads run its tests side by side, default --test-threads), timed whole;
 # 3. runs the same host-built harnesses on this machine's CPU, timed the same way;
 # 4. runs one harness with --test-threads 1 and with --test-threads 64.
+# Env: SUITE_COMPILE_ONLY=1 stops after 1 (the cubins stay in SUITE_CUBINS,
+# default /tmp/gpu-suite-cubins, for the next run); SUITE_TIMEOUT (300 s) per run.
 # Writes RESULTS_DIR/cargo_test.json (bench-results rows: `cargo_test`, unit s,
 # passed/failed/ignored from libtest's reports, the GPU/host ratio) and each
 # run's log. Exit 1 if any harness failed or a count differs from the host's.
@@ -21,7 +23,9 @@ export PATH=$PATH:/usr/local/cuda/bin   # ptxas, where the CUDA toolkit is
 rm -rf "$WORK" && mkdir -p "$WORK/ptx" "$RES/logs"
 G=$(realpath "$B/gpurun")
 . "$(dirname "$0")/gpu-facts.sh"
-export GPURUN_CACHE_DIR=$WORK/cubin-cache
+# The cubins outlive WORK: `SUITE_COMPILE_ONLY=1` (step 1 alone) in one call,
+# the rest in the next, where one call may not last for both.
+export GPURUN_CACHE_DIR=${SUITE_CUBINS:-/tmp/gpu-suite-cubins}
 crate=$(cat "$B/CRATE")
 names=$(cd "$B/gpu" && ls | sed 's/\.ptx\.gz$//' | sort)
 mkdir -p "$WORK/host"
@@ -38,6 +42,7 @@ for n in $names; do
 done
 compile_s=$(since "$t")
 echo "compiled $(echo $names | wc -w) harnesses in $compile_s s"
+[ -n "${SUITE_COMPILE_ONLY:-}" ] && exit 0
 
 # run SIDE LOG_SUFFIX CMD...: every harness in turn; prints the seconds.
 run_suite() {
