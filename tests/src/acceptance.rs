@@ -276,6 +276,22 @@ pub const CHECKS: &[Check] = &[
     check("cargo-test-list", Compiled("cargo-test"), 0)
         .args(&["--list"])
         .expect(&[(StdoutLine("tests::fib_small: test"), "--list lists the tests")]),
+    // A real crate's own tests under unwinding: crossbeam-channel 0.5.17's
+    // `select_macro` harness (59 tests, two `#[should_panic]`), put in the
+    // bundle by scripts/make-suite-bundle.sh (its whole suite: gpu-suite.sh).
+    // One launch, libtest's threads side by side, panics caught in process.
+    check("crate-tests", Compiled("crossbeam-select_macro"), 0).expect(&[
+        (StdoutLine("test panic_sender - should panic ... ok"), "#[should_panic] caught in process"),
+        (StdoutLineStarting("test result: ok. 59 passed; 0 failed; 0 ignored"), "every test passes, in one launch"),
+    ]),
+    check("crate-tests-threads-1", Compiled("crossbeam-select_macro"), 0).args(&["--test-threads", "1"]).expect(&[(
+        StdoutLineStarting("test result: ok. 59 passed; 0 failed; 0 ignored"),
+        "--test-threads 1: one test at a time",
+    )]),
+    check("crate-tests-threads-64", Compiled("crossbeam-select_macro"), 0).args(&["--test-threads", "64"]).expect(&[(
+        StdoutLineStarting("test result: ok. 59 passed; 0 failed; 0 ignored"),
+        "--test-threads 64",
+    )]),
     // Host calls at the launcher's limits (examples/gpu-checks/src/bin/host-limits.rs):
     // open files until EMFILE; a thread blocked in a host call (a FIFO
     // nobody writes) holds up no other thread's output nor the timeout.
