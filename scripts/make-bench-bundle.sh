@@ -19,7 +19,8 @@
 #                           maxstackN = its largest inlined frame (GPU_INLINE_MAX_STACK=N),
 #                           ptxN = PTX ISA N.N from gpu-ld's llc (GPU_NVPTX_PTX_ISA=N; ptx78:
 #                           every release and acquire fence a fence.acq_rel, as before 8.6),
-#                           abort = built with panic = "abort" (no unwinding: what unwinding costs)
+#                           unwind = built with panic = "unwind" (the GPU targets' default; the
+#                           programs themselves say abort: what unwinding costs)
 # Usage: [BENCH_IDS="spawn_join heap ..."] scripts/make-bench-bundle.sh [ARCH...]
 #   (default: sm_90, every benchmark program)
 # Run it after scripts/make-gpu-bundle.sh, which empties gpu-bundle/.
@@ -48,7 +49,7 @@ for arch in "${archs[@]}"; do
                 inline*) setting=GPU_INLINE_THRESHOLD=${variant#inline};;
                 maxstack*) setting=GPU_INLINE_MAX_STACK=${variant#maxstack};;
                 ptx*) setting=GPU_NVPTX_PTX_ISA=${variant#ptx};;
-                abort) setting=CARGO_PROFILE_RELEASE_PANIC=abort;;
+                unwind) setting=CARGO_PROFILE_RELEASE_PANIC=unwind;;
                 *) echo "unknown AB variant $variant" >&2; exit 2;;
             esac
             # The linker's choice does not change cargo's fingerprint: touch
