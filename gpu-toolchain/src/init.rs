@@ -57,8 +57,9 @@ pub fn config_toml(paths: &Paths, gpurun: &Path, arch: &Arch) -> String {
          build-std = {build_std}\n\
          build-std-features = {build_std_features}\n\
          json-target-spec = true\n\
-         # `cargo test`: the test harness honours panic=abort (the GPU std's), and\n\
-         # gpurun runs it one launch per test.\n\
+         # `cargo test`: a crate that says panic = \"abort\" gets a harness that\n\
+         # honours it, which gpurun runs one launch per test (an unwinding one\n\
+         # runs its tests side by side in one launch).\n\
          panic-abort-tests = true\n\n\
          [env]\n\
          # Where gpu-ld finds llvm-tools.\n\
