@@ -252,10 +252,10 @@ pub const CHECKS: &[Check] = &[
     // futures' block_on and ThreadPool, timers through thread::sleep.
     check("async-tasks", Compiled("async-tasks"), 0).expect(&[(StdoutIsFile("async-tasks"), "async tasks as on the host")]),
     // `cargo test` through the runner (examples/cargo-test, one test fails on
-    // purpose): one launch per test, libtest's report, exit 101.
+    // purpose): in one launch (the harness unwinds), libtest's report, exit 101.
     check("cargo-test", Compiled("cargo-test"), 101).expect(&[
         (StdoutLine("test tests::sums_with_threads ... ok"), "a test with threads passes"),
-        (StdoutLine("test tests::fib_overflow_panics ... ok"), "#[should_panic] passes when it panics"),
+        (StdoutLine("test tests::fib_overflow_panics - should panic ... ok"), "#[should_panic] passes when it panics (in process)"),
         (StdoutLine("test tests::demo_failure_is_reported ... FAILED"), "a failing test is reported"),
         (StdoutHas("fails on purpose: fib(5) is 5"), "... with its panic message"),
         (Custom(spawned_thread_output_captured), "... and what a thread it spawned printed (std's spawn hooks)"),

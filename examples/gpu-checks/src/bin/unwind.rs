@@ -129,6 +129,7 @@ fn main() {
     println!("deep: {} with {} drops", payload(&*c.unwrap_err()), DROPS.load(SeqCst));
 
     // Eight threads panic at once: every join is an Err.
+    DROPS.store(0, SeqCst);
     let handles: Vec<_> = (0..8u64)
         .map(|i| {
             thread::spawn(move || {
@@ -140,7 +141,6 @@ fn main() {
             })
         })
         .collect();
-    DROPS.store(0, SeqCst);
     let errs: Vec<String> = handles.into_iter().map(|h| payload(&*h.join().unwrap_err())).collect();
     println!("eight threads: {} drops, {errs:?}", DROPS.load(SeqCst));
 
