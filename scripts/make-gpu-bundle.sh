@@ -57,6 +57,11 @@ for arch in "${archs[@]}"; do
     harness=$(cd "$crate" && cargo test --release --no-run --message-format=json 2>/dev/null \
         | python3 -c 'import json,sys; print([m["executable"] for m in map(json.loads, sys.stdin) if m.get("executable") and m.get("profile",{}).get("test")][0])')
     cp "$harness" "$B/cargo-test-$arch.${harness##*.}"
+    # The same crate saying panic = "abort": one launch per test.
+    harness=$(cd "$crate" && CARGO_PROFILE_RELEASE_PANIC=abort CARGO_PROFILE_BENCH_PANIC=abort \
+        cargo test --release --no-run --message-format=json 2>/dev/null \
+        | python3 -c 'import json,sys; print([m["executable"] for m in map(json.loads, sys.stdin) if m.get("executable") and m.get("profile",{}).get("test")][0])')
+    cp "$harness" "$B/cargo-test-abort-$arch.${harness##*.}"
 done
 # What the programs print on the host: the GPU runs must print the same.
 cargo run --quiet --release --manifest-path examples/async-tasks/Cargo.toml > $B/async-tasks.expected

@@ -265,6 +265,16 @@ pub const CHECKS: &[Check] = &[
             "the failure did not stop the other tests",
         ),
     ]),
+    // The same crate built with panic = "abort": one launch per test, the
+    // report put together by gpurun (launcher/src/test_harness.rs).
+    check("cargo-test-abort", Compiled("cargo-test-abort"), 101).expect(&[
+        (StdoutLine("test tests::fib_overflow_panics ... ok"), "#[should_panic] passes in a launch of its own"),
+        (StdoutLine("test tests::demo_failure_is_reported ... FAILED"), "a failing test is reported"),
+        (
+            StdoutLineStarting("test result: FAILED. 3 passed; 1 failed; 1 ignored; 0 measured; 0 filtered out"),
+            "the failure did not stop the other tests",
+        ),
+    ]),
     check("cargo-test-skip", Compiled("cargo-test"), 0).args(&["--skip", "demo_failure"]).expect(&[(
         StdoutLineStarting("test result: ok. 3 passed; 0 failed; 1 ignored; 0 measured; 1 filtered out"),
         "--skip filters, all green",
@@ -390,6 +400,7 @@ pub const EMULATED: &[(&str, &[&str])] = &[
     ("cwd", &["--threads", "4"]),
     ("async-tasks", &[]),
     ("cargo-test", &[]),
+    ("cargo-test-abort", &[]),
     ("host-emfile", &["--threads", "2"]),
     ("host-fifo-small-ring", &["--threads", "8"]),
     ("unwind-facts-32", &[]),
