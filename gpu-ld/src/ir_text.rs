@@ -220,7 +220,7 @@ fn leading_type(s: &str) -> Option<String> {
 
 /// The type `s` ends with, spaces removed; `None` for a function type
 /// (`i32 (ptr, ...)`, written for varargs calls).
-fn trailing_type(s: &str) -> Option<String> {
+pub(crate) fn trailing_type(s: &str) -> Option<String> {
     let open = match s.chars().last()? {
         ')' => return None,
         '}' => '{',

@@ -462,44 +462,18 @@ fn split_operand(operand: &str) -> (&str, &str) {
     (ty, value.split(", !").next().unwrap_or(value).trim())
 }
 
-/// The return type of a `define` line (`void`, `i64`, `{ ptr, i64 }`).
+/// The return type of a `define` line (`void`, `i64`, `{ptr,i64}`: spaces
+/// are left out, which LLVM reads the same).
 fn return_type(header: &str) -> Option<String> {
     let name_at = header.find(" @")?;
     let before = header[..name_at].trim_end();
-    let ty = match before.chars().last()? {
-        '}' | ']' | '>' => {
-            let (close, open) = match before.chars().last()? {
-                '}' => ('}', '{'),
-                ']' => (']', '['),
-                _ => ('>', '<'),
-            };
-            let mut depth = 0i32;
-            let mut start = None;
-            for (i, c) in before.char_indices().rev() {
-                if c == close {
-                    depth += 1;
-                } else if c == open {
-                    depth -= 1;
-                    if depth == 0 {
-                        start = Some(i);
-                        break;
-                    }
-                }
-            }
-            let s = start?;
-            // `<{ ... }>`: a packed struct.
-            let s = if open == '{' && before[..s].ends_with('<') { s - 1 } else { s };
-            before[s..].to_string()
-        }
-        ')' => {
-            // `ptr addrspace(N)`
-            let open = before.rfind(" addrspace(")?;
-            let start = before[..open].rfind(' ').map_or(0, |p| p + 1);
-            before[start..].to_string()
-        }
-        _ => before.rsplit(' ').next()?.to_string(),
-    };
-    Some(ty)
+    if before.ends_with(')') {
+        // `ptr addrspace(N)`
+        let open = before.rfind(" addrspace(")?;
+        let start = before[..open].rfind(' ').map_or(0, |p| p + 1);
+        return Some(before[start..].to_string());
+    }
+    crate::ir_text::trailing_type(before)
 }
 
 /// A `define` line without its `personality`: no landing pad is left.

@@ -116,7 +116,7 @@ fn landing_pads_take_the_exception_and_resume_gives_it_back() {
     let (ir, report) = lowered();
     assert!(ir.contains("  %uw.2 = call ptr @__gpu_unwind_catch()\n  %2 = insertvalue { ptr, i32 } { ptr poison, i32 0 }, ptr %uw.2, 0\n"), "{ir}");
     assert!(ir.contains("  %uw.3 = extractvalue { ptr, i32 } %2, 0\n  call void @__gpu_unwind_resume(ptr %uw.3)\n  br label %uw.ret\n"), "{ir}");
-    assert!(ir.contains("uw.ret:\n  ret { i64, ptr } zeroinitializer\n}"), "{ir}");
+    assert!(ir.contains("uw.ret:\n  ret {i64,ptr} zeroinitializer\n}"), "{ir}");
     assert_eq!((report.landing_pads, report.resumes), (2, 1));
 }
 
@@ -165,8 +165,8 @@ fn a_program_that_unwinds_without_the_runtime_is_refused() {
 #[test]
 fn return_types_are_read_from_the_header() {
     assert_eq!(return_type("define internal fastcc noundef range(i64 0, 10) i64 @f(i64 %0) #0 {").as_deref(), Some("i64"));
-    assert_eq!(return_type("define internal { ptr, { i64, i1 } } @f() {").as_deref(), Some("{ ptr, { i64, i1 } }"));
-    assert_eq!(return_type("define <{ i8, i32 }> @f() {").as_deref(), Some("<{ i8, i32 }>"));
+    assert_eq!(return_type("define internal { ptr, { i64, i1 } } @f() {").as_deref(), Some("{ptr,{i64,i1}}"));
+    assert_eq!(return_type("define <{ i8, i32 }> @f() {").as_deref(), Some("<{i8,i32}>"));
     assert_eq!(return_type("define void @f() {").as_deref(), Some("void"));
     assert_eq!(return_type("define noundef ptr addrspace(5) @f() {").as_deref(), Some("ptr addrspace(5)"));
     assert_eq!(entry_label("define void @f(ptr %0, i64 %x, i1 %1) {"), "2");
