@@ -401,14 +401,21 @@ pub fn link(args: &LinkArgs) -> Result<(), LinkError> {
             link_args.push(path.into());
         }
     }
+    // A program built with panic=unwind: the raise its panic runtime calls
+    // ([`unwind::raise_ir`]), and the runtime's unwinding functions kept
+    // through `opt` for the lowering.
+    let unwinding = modules_mention(&modules, unwind::RAISE)?;
+    if unwinding {
+        let path = work.join("unwind-raise.ll");
+        fs::write(&path, unwind::raise_ir()).map_err(LinkError::io("write", &path))?;
+        link_args.push(path.into());
+    }
     link_args.extend(modules.iter().map(|m| m.clone().into_os_string()));
     run(&bin.join("llvm-link"), &link_args)?;
 
     let mut keep: Vec<&str> = ALWAYS_EXPORTED.to_vec();
     keep.extend(exports.iter().map(String::as_str));
-    // A program built with panic=unwind: the runtime's functions that the
-    // lowering of its unwinding calls ([`unwind`]) stay through `opt`.
-    if modules_mention(&modules, unwind::RAISE)? {
+    if unwinding {
         keep.extend(unwind::RUNTIME);
     }
     // `GPU_LD_OPT_LEVEL=s|z|1|2|3` overrides the level rustc passes (the

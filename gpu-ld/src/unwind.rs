@@ -49,6 +49,20 @@ pub use rt_abi::symbols::{
 /// The runtime functions the lowered module calls, kept through `opt`.
 pub const RUNTIME: [&str; 4] = [EXCEPTION, WORD, CATCH, RESUME];
 
+/// The raise, linked in before `opt` where the program unwinds: it sets the
+/// word ([`RESUME`]) and then runs an empty inline asm that may unwind, so
+/// LLVM keeps every caller of a panic may-unwind, while AMD's attributor
+/// sees what it reads (a declaration only would make it assume the worst
+/// for every function that can panic, and the kernel would be passed every
+/// implicit input). The lowering's check after that asm returns.
+pub fn raise_ir() -> String {
+    format!(
+        "; gpu-ld: the panic runtime's raise (gpu-ld/src/unwind.rs)\n\
+         declare void @{RESUME}(ptr)\n\n\
+         define void @{RAISE}(ptr %e) {{\n  call void @{RESUME}(ptr %e)\n  call void asm sideeffect unwind \"\", \"\"()\n  ret void\n}}\n"
+    )
+}
+
 /// What [`lower`] changed.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Report {
@@ -150,8 +164,10 @@ pub fn lower(ir: &str, word_once: bool) -> Result<Option<(String, Report)>, Refu
         i += 1;
     }
     out.push_str(&format!("!{} = !{{!\"branch_weights\", i32 1, i32 {UNLIKELY}}}\n", module.weights_node));
+    // A raise only declared (not linked in by [`raise_ir`]): its calls set the word.
     let raise = format!("@{RAISE}(");
-    let out = if out.contains(&raise) { out.replace(&raise, &format!("@{RESUME}(")) } else { out };
+    let defined = ir.lines().any(|l| l.starts_with("define ") && function_name(l) == RAISE);
+    let out = if !defined && out.contains(&raise) { out.replace(&raise, &format!("@{RESUME}(")) } else { out };
     Ok(Some((out, report)))
 }
 

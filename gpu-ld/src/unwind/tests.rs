@@ -207,3 +207,15 @@ fn without_word_once_every_check_asks_for_the_word() {
     let twice = &ir[ir.find("@twice(").unwrap()..];
     assert_eq!(twice[..twice.find("\n}").unwrap()].matches("call ptr @__gpu_unwind_exception()").count(), 2);
 }
+
+#[test]
+fn a_linked_in_raise_is_kept_and_its_asm_is_checked() {
+    let raise = raise_ir();
+    assert!(raise.contains("call void asm sideeffect unwind"), "{raise}");
+    let ir = format!("{RUNTIME}{}\ndefine internal i32 @start(ptr %p) #1 {{\n  call void @__gpu_unwind_raise(ptr %p)\n  ret i32 0\n}}\nattributes #0 = {{ nounwind }}\nattributes #1 = {{ \"x\" }}\n", raise.replace("define void @__gpu_unwind_raise(ptr %e) {", "define void @__gpu_unwind_raise(ptr %e) #1 {"));
+    let (out, report) = lower(&ir, true).unwrap().unwrap();
+    assert!(out.contains("define void @__gpu_unwind_raise(ptr %e) #1 {"), "{out}");
+    assert!(out.contains("  call void @__gpu_unwind_raise(ptr %p)\n  %uw.1 = call ptr @__gpu_unwind_exception()"), "{out}");
+    assert!(out.contains("  call void asm sideeffect unwind \"\", \"\"()\n  %uw.1 = call ptr @__gpu_unwind_exception()"), "{out}");
+    assert_eq!(report.checked_calls, 2);
+}
