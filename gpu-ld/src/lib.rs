@@ -453,6 +453,11 @@ pub fn link(args: &LinkArgs) -> Result<(), LinkError> {
             opt_args.extend(amd_marks::OPT_FLAGS.iter().map(OsString::from));
         }
     }
+    // `GPU_LD_OPT_ARGS`: more `opt` flags, whitespace-separated, for
+    // finding a miscompiling pass (`-opt-bisect-limit=N`).
+    if let Ok(extra) = std::env::var("GPU_LD_OPT_ARGS") {
+        opt_args.extend(extra.split_whitespace().map(OsString::from));
+    }
     opt_args.extend(["-o".into(), optimized.clone().into(), linked.into()]);
     run(&bin.join("opt"), &opt_args)?;
     let flag = |name: &str| std::env::var(name).is_ok_and(|v| v == "1");
@@ -603,6 +608,10 @@ impl Llc<'_> {
         let mut args: Vec<OsString> = vec![format!("-mcpu={}", self.cpu).into(), format!("-O{}", self.opt_level.min("3")).into()];
         args.extend(self.flags.iter().map(OsString::from));
         args.extend(extra.iter().map(OsString::from));
+        // `GPU_LD_LLC_ARGS`: more `llc` flags, as `GPU_LD_OPT_ARGS` for `opt`.
+        if let Ok(more) = std::env::var("GPU_LD_LLC_ARGS") {
+            args.extend(more.split_whitespace().map(OsString::from));
+        }
         args
     }
 }
