@@ -19,9 +19,9 @@ if [ "${1:-}" = --emulated ]; then
     checks=(panic hang fault exit-code spawn-cycles maths lanes stack-overflow deep-recursion soak fs-root heap-big host-limits)
     B=target/emulated-bundle
 fi
-# Both bundles: std details and unwinding compared with the host's
-# (std-details.expected, unwind.expected below).
-checks+=(std-details unwind)
+# Both bundles: std details, unwinding and core's sorts compared with the
+# host's (std-details.expected, unwind.expected, sort.expected below).
+checks+=(std-details unwind sort)
 # Both bundles: std's unwinding (examples/unwind-checks; the emulator runs
 # the small ones, EMULATED), the expected output from host runs below.
 unwind_bins=(unwind-facts std-docs panic-in-main panic-while-panicking)
@@ -72,6 +72,8 @@ cargo run --quiet --release --manifest-path examples/files-stdin/Cargo.toml -- \
     $B/files-stdin.input "$(mktemp -d)/work" < $B/files-stdin.stdin > $B/files-stdin.expected
 # Unwinding (a panic's drops, join's Err, catch_unwind, scope) on the host.
 cargo run --quiet --release --manifest-path examples/gpu-checks/Cargo.toml --bin unwind > $B/unwind.expected
+# core's sorts on the host.
+cargo run --quiet --release --manifest-path examples/gpu-checks/Cargo.toml --bin sort > $B/sort.expected
 # std-details (args[0], current_exe, Permissions, errno texts) on the host.
 cargo run --quiet --release --manifest-path examples/gpu-checks/Cargo.toml --bin std-details -- \
     "$(mktemp -d)/work" > $B/std-details.expected

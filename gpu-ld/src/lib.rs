@@ -550,12 +550,25 @@ struct Llc<'a> {
 /// could measure the speed either way; `GPU_LD_AMD_IPRA=1` at build time
 /// turns it back on.
 fn codegen_flags(target: Target) -> Vec<String> {
-    match target {
-        Target::Amdgcn if std::env::var("GPU_LD_AMD_IPRA").is_ok_and(|v| v == "1") => Vec::new(),
-        Target::Amdgcn => vec!["-enable-ipra=0".into()],
-        Target::Nvptx => Vec::new(),
+    let mut flags = vec![NO_SLSR.to_string()];
+    if target == Target::Amdgcn && !std::env::var("GPU_LD_AMD_IPRA").is_ok_and(|v| v == "1") {
+        flags.push("-enable-ipra=0".into());
     }
+    flags
 }
+
+/// Keeps `llc` from running straight-line strength reduction, which both GPU
+/// backends (and no host target) run before instruction selection. LLVM 22's
+/// rewrite of that pass (llvm/llvm-project#162930) miscompiles core's stable
+/// sort: `Vec<u64>::sort` of more than 20 elements panicked with "does not
+/// correctly implement a total order" on the H200 and the emulated gfx1100
+/// (found with `GPU_LD_LLC_ARGS=-opt-bisect-limit=N`: the first bad pass is
+/// `slsr` on `smallsort::sort8_stable`). The pass has no switch of its own, so
+/// its debug counter allows only an occurrence that never comes: no rewrite
+/// runs. Remove once the pinned LLVM's pass is fixed (upstream has had other
+/// miscompiles reported since the rewrite); the `sort` acceptance check is
+/// the test that says so.
+const NO_SLSR: &str = "-debug-counter=slsr-counter=1000000000";
 
 impl Llc<'_> {
     /// Writes `ir` (LLVM assembly) as `NAME.ll`, inlines its `alwaysinline`
