@@ -20,7 +20,9 @@
 #                           ptxN = PTX ISA N.N from gpu-ld's llc (GPU_NVPTX_PTX_ISA=N; ptx78:
 #                           every release and acquire fence a fence.acq_rel, as before 8.6),
 #                           unwind = built with panic = "unwind" (the GPU targets' default; the
-#                           programs themselves say abort: what unwinding costs)
+#                           programs themselves say abort: what unwinding costs),
+#                           slsr = llc's straight-line strength reduction on again
+#                           (gpu-ld's NO_SLSR: what leaving it off costs)
 # Usage: [BENCH_IDS="spawn_join heap ..."] scripts/make-bench-bundle.sh [ARCH...]
 #   (default: sm_90, every benchmark program)
 # Run it after scripts/make-gpu-bundle.sh, which empties gpu-bundle/.
@@ -50,6 +52,7 @@ for arch in "${archs[@]}"; do
                 maxstack*) setting=GPU_INLINE_MAX_STACK=${variant#maxstack};;
                 ptx*) setting=GPU_NVPTX_PTX_ISA=${variant#ptx};;
                 unwind) setting=CARGO_PROFILE_RELEASE_PANIC=unwind;;
+                slsr) setting="GPU_LD_LLC_ARGS=-debug-counter=slsr-counter=0-1000000000";;
                 *) echo "unknown AB variant $variant" >&2; exit 2;;
             esac
             # The linker's choice does not change cargo's fingerprint: touch
