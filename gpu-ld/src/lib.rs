@@ -7,8 +7,7 @@
 //! (`llvm-bitcode-linker`) cannot be had here and links nvptx only, so this
 //! is our own, made of llvm-tools: unpack the archives, `llvm-link` all
 //! bitcode, `opt` (internalize everything but the exports and the kernel
-//! entry, then optimize; on amdgcn, AMD's attributor last, over the whole
-//! program as a closed world: [`amd_marks`]), rewrites of the optimized IR
+//! entry, then optimize), rewrites of the optimized IR
 //! ([`shared_stack`]: frames in global memory; [`device_scope`]: atomics at
 //! device scope; [`call_stack`]: recursion checks its depth; on nvptx
 //! [`rmw_order`]: fences that LLVM 22 leaves out of ordered
@@ -17,8 +16,8 @@
 //! - nvptx64: `llc` to PTX, one part per core ([`split`]), PTX repairs and
 //!   shorter local names ([`ptx_fixup`]), and the text written shorter for
 //!   the same machine code (`gpu_toolchain::ptx_compact`);
-//! - amdgcn: shorter local names ([`ir_names`]), the attributor's marks
-//!   kept true for the calls the rewrites added ([`amd_marks`]), `llc` (in
+//! - amdgcn: shorter local names ([`ir_names`]), AMD's attributor over the
+//!   whole rewritten program as a closed world ([`amd_marks`]), `llc` (in
 //!   cached parts where the module is large: [`amd_parts`]) to an object and
 //!   `rust-lld -flavor gnu -shared` to the code object (an ELF shared
 //!   object, as the HIP runtime loads).
@@ -937,7 +936,8 @@ fn rewrite_ir(bin: &Path, work: &Path, optimized: &Path, target: Target, passes:
     let mut ir = fs::read_to_string(&text).map_err(LinkError::io("read", &text))?;
     let mut changed = false;
     // First: the rewrites after it see ordinary calls and returns.
-    if let Some((lowered, report)) = unwind::lower(&ir, target == Target::Nvptx)? {
+    // Both runtimes tell the word's address from the kernel's start on.
+    if let Some((lowered, report)) = unwind::lower(&ir, true)? {
         if verbose {
             eprintln!("gpu-ld: unwinding lowered: {report:?}");
         }
