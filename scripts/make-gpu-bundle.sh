@@ -32,17 +32,6 @@ $G setup
 rm -rf $B && mkdir -p $B
 cp $G target/release/gpurun-dev target/release/libhip_emu.so $B/
 for arch in "${archs[@]}"; do
-    if [[ $arch == gfx* ]]; then
-        # hello-threads linked with nothing inlined (check hello-noinline):
-        # the runtime's start path full of unwinding checks. gpu-ld reads
-        # the threshold at link time, which cargo does not track: touch
-        # before, and after so that the next build links as usual.
-        echo "make-gpu-bundle: hello-threads, nothing inlined, for $arch" >&2
-        touch examples/hello-threads/src/main.rs
-        obj=$(GPU_INLINE_THRESHOLD=0 $G build examples/hello-threads --arch "$arch" --release | tail -n 1)
-        cp "$obj" "$B/hello-threads-noinline-$arch.elf"
-        touch examples/hello-threads/src/main.rs
-    fi
     for ex in "${examples[@]}"; do
         echo "make-gpu-bundle: $ex for $arch" >&2
         obj=$($G build examples/$ex --arch "$arch" --release | tail -n 1)

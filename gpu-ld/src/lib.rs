@@ -7,7 +7,8 @@
 //! (`llvm-bitcode-linker`) cannot be had here and links nvptx only, so this
 //! is our own, made of llvm-tools: unpack the archives, `llvm-link` all
 //! bitcode, `opt` (internalize everything but the exports and the kernel
-//! entry, then optimize), rewrites of the optimized IR
+//! entry, then optimize; on amdgcn, AMD's attributor last, over the whole
+//! program as a closed world: [`amd_marks`]), rewrites of the optimized IR
 //! ([`shared_stack`]: frames in global memory; [`device_scope`]: atomics at
 //! device scope; [`call_stack`]: recursion checks its depth; on nvptx
 //! [`rmw_order`]: fences that LLVM 22 leaves out of ordered
@@ -16,8 +17,8 @@
 //! - nvptx64: `llc` to PTX, one part per core ([`split`]), PTX repairs and
 //!   shorter local names ([`ptx_fixup`]), and the text written shorter for
 //!   the same machine code (`gpu_toolchain::ptx_compact`);
-//! - amdgcn: shorter local names ([`ir_names`]), AMD's attributor over the
-//!   whole rewritten program as a closed world ([`amd_marks`]), `llc` (in
+//! - amdgcn: shorter local names ([`ir_names`]), the attributor's marks
+//!   kept true for the calls the rewrites added ([`amd_marks`]), `llc` (in
 //!   cached parts where the module is large: [`amd_parts`]) to an object and
 //!   `rust-lld -flavor gnu -shared` to the code object (an ELF shared
 //!   object, as the HIP runtime loads).
@@ -429,11 +430,12 @@ pub fn link(args: &LinkArgs) -> Result<(), LinkError> {
     let opt_level = if opt_level == "0" { "1" } else { opt_level };
     let optimized = work.join("optimized.bc");
     let cpu = args.target_cpu.clone().unwrap_or_else(|| args.target.default_cpu().into());
-    // amdgcn: AMD's attributor runs over the whole program as a closed
-    // world after the rewrites, not here ([`amd_marks`]).
+    // amdgcn: AMD's attributor last, over the whole program as a closed
+    // world ([`amd_marks`]).
     let marks = args.target == Target::Amdgcn && amd_marks::enabled();
+    let last = if marks { format!(",{}", amd_marks::PASS) } else { String::new() };
     let mut opt_args: Vec<OsString> = vec![
-        format!("-passes=internalize,globaldce,default<O{opt_level}>").into(),
+        format!("-passes=internalize,globaldce,default<O{opt_level}>{last}").into(),
         format!("-internalize-public-api-list={}", keep.join(",")).into(),
         format!("-mcpu={cpu}").into(),
     ];
@@ -488,14 +490,20 @@ pub fn link(args: &LinkArgs) -> Result<(), LinkError> {
                 if std::env::var_os("GPU_LD_VERBOSE").is_some() {
                     eprintln!("gpu-ld: {renamed} local names shortened");
                 }
-                ir
+                if marks {
+                    // The frames' prologues call the overflow handler, the
+                    // depth checks the call stack's.
+                    let ir = amd_marks::sound_after_rewrites(&ir, shared_stack::OVERFLOW_SYMBOL);
+                    let mut ir = amd_marks::sound_after_rewrites(&ir, rt_abi::symbols::CALL_STACK_OVERFLOW);
+                    // Lowered unwinding calls the runtime's exception word.
+                    for callee in unwind::RUNTIME {
+                        ir = amd_marks::sound_after_rewrites(&ir, callee);
+                    }
+                    amd_marks::without_callee_lists(&ir)
+                } else {
+                    ir
+                }
             });
-            // In parts, the marks are made on the whole module first: a part
-            // is not a closed world ([`amd_marks`]).
-            let (rewritten, marked) = match (jobs, rewritten) {
-                (Some(_), Some(ir)) if marks => (Some(amd_marks::without_callee_lists(&llc.marked(&ir)?)), true),
-                (_, ir) => (ir, false),
-            };
             let parts = match (jobs, &rewritten) {
                 (Some(_), Some(ir)) => amd_parts::split(ir, amd_parts::PARTS),
                 _ => None,
@@ -503,7 +511,7 @@ pub fn link(args: &LinkArgs) -> Result<(), LinkError> {
             match (parts, jobs) {
                 (Some(parts), Some(jobs)) => emit_amdgpu_in_parts(&llc, parts, jobs, output)?,
                 _ => {
-                    let bitcode = llc.bitcode(rewritten.as_deref(), optimized, marks && !marked)?;
+                    let bitcode = llc.bitcode(rewritten.as_deref(), optimized)?;
                     emit_amdgpu_code_object(&llc, with_amd_whole_wave_call(&llc, bitcode)?, output)?
                 }
             }
@@ -576,47 +584,20 @@ impl Llc<'_> {
     /// codegen unit, and fat LTO leaves those copies side by side. Rust functions
     /// are `unnamed_addr`, so a merged function needs no thunk of its own.
     fn always_inline(&self, ir: &str, name: &str) -> Result<PathBuf, LinkError> {
-        self.opt_text(ir, name, INLINE_PASSES, false)
-    }
-
-    /// `opt -passes` on `ir` (LLVM assembly) written as `NAME.ll`, into
-    /// `NAME.bc`, or `NAME.out.ll` when `text`.
-    fn opt_text(&self, ir: &str, name: &str, passes: &str, text: bool) -> Result<PathBuf, LinkError> {
-        let input = self.work.join(format!("{name}.ll"));
-        fs::write(&input, ir).map_err(LinkError::io("write", &input))?;
-        let out = self.work.join(if text { format!("{name}.out.ll") } else { format!("{name}.bc") });
-        let mut args: Vec<OsString> = vec![passes.into(), format!("-mcpu={}", self.cpu).into()];
-        if text {
-            args.push("-S".into());
-        }
-        args.extend(["-o".into(), out.clone().into(), input.into()]);
+        let text = self.work.join(format!("{name}.ll"));
+        fs::write(&text, ir).map_err(LinkError::io("write", &text))?;
+        let out = self.work.join(format!("{name}.bc"));
+        let args = [INLINE_PASSES.into(), format!("-mcpu={}", self.cpu).into(), "-o".into(), out.clone().into(), text.into()];
         run(&self.bin.join("opt"), &args)?;
         Ok(out)
     }
 
-    /// amdgcn: `ir`, the whole rewritten program, with AMD's closed-world
-    /// marks ([`amd_marks`]), as LLVM assembly again (to be split in parts).
-    fn marked(&self, ir: &str) -> Result<String, LinkError> {
-        let out = self.opt_text(ir, "whole", &format!("-passes={}", amd_marks::PASS), true)?;
-        fs::read_to_string(&out).map_err(LinkError::io("read", &out))
-    }
-
     /// The bitcode for `llc`: the rewritten IR with its helpers inlined
-    /// (`NAME.bc`), or the optimized module when there was nothing to rewrite;
-    /// with `marks`, AMD's closed-world marks made last, on that whole module
-    /// ([`amd_marks`]).
-    fn bitcode(&self, rewritten: Option<&str>, optimized: PathBuf, marks: bool) -> Result<PathBuf, LinkError> {
-        match (rewritten, marks) {
-            (Some(ir), false) => self.always_inline(ir, "rewritten"),
-            (Some(ir), true) => self.opt_text(ir, "rewritten", &format!("{INLINE_PASSES},{}", amd_marks::PASS), false),
-            (None, false) => Ok(optimized),
-            (None, true) => {
-                let out = self.work.join("marked.bc");
-                let args: Vec<OsString> =
-                    vec![format!("-passes={}", amd_marks::PASS).into(), format!("-mcpu={}", self.cpu).into(), "-o".into(), out.clone().into(), optimized.into()];
-                run(&self.bin.join("opt"), &args)?;
-                Ok(out)
-            }
+    /// (`NAME.bc`), or the optimized module when there was nothing to rewrite.
+    fn bitcode(&self, rewritten: Option<&str>, optimized: PathBuf) -> Result<PathBuf, LinkError> {
+        match rewritten {
+            Some(ir) => self.always_inline(ir, "rewritten"),
+            None => Ok(optimized),
         }
     }
 
@@ -886,7 +867,7 @@ fn emit_ptx(llc: &Llc, rewritten: Option<String>, optimized: PathBuf, max_regist
             gpu_toolchain::ptx_parts::merge(&ptx_parts, &split.localized)?
         }
         (None, rewritten) => {
-            let ptx = llc.ptx(&llc.bitcode(rewritten.as_deref(), optimized, false)?, "out")?;
+            let ptx = llc.ptx(&llc.bitcode(rewritten.as_deref(), optimized)?, "out")?;
             // With line tables: the same module the parts' merge writes.
             gpu_toolchain::ptx_parts::without_dwarf(&ptx)?.unwrap_or(ptx)
         }
@@ -949,8 +930,7 @@ fn rewrite_ir(bin: &Path, work: &Path, optimized: &Path, target: Target, passes:
     let mut ir = fs::read_to_string(&text).map_err(LinkError::io("read", &text))?;
     let mut changed = false;
     // First: the rewrites after it see ordinary calls and returns.
-    // Both runtimes tell the word's address from the kernel's start on.
-    if let Some((lowered, report)) = unwind::lower(&ir, true)? {
+    if let Some((lowered, report)) = unwind::lower(&ir, target == Target::Nvptx)? {
         if verbose {
             eprintln!("gpu-ld: unwinding lowered: {report:?}");
         }

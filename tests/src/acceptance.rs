@@ -117,12 +117,6 @@ pub const CHECKS: &[Check] = &[
     check("hello", Built("hello-threads"), 0)
         .expect(&[(StdoutLine("sum: 499500, factorial: 121645100408832000"), "seed demo output")]),
     check("hello-cubin", Compiled("hello-threads"), 0),
-    // The same linked with nothing inlined (`GPU_INLINE_THRESHOLD=0`; AMD
-    // bundles only): the runtime's start then makes calls that may unwind,
-    // each followed by a check of the exception word, before warp 0 has
-    // initialised the runtime (AMD read the word through it and faulted).
-    check("hello-noinline", Built("hello-threads-noinline"), 0)
-        .expect(&[(StdoutLine("sum: 499500, factorial: 121645100408832000"), "seed demo output, nothing inlined")]),
     check("std-coverage", Compiled("std-coverage"), 0).expect(&[(Custom(long_lines_whole), "long println! lines arrive whole")]),
     check("stdout-handle", Compiled("std-coverage"), 0).args(&["stdout-handle"]).expect(&[(
         StdoutLine("stdout-handle: no newline, flushed at exit"),
@@ -382,7 +376,6 @@ pub const CHECKS: &[Check] = &[
 pub const EMULATED: &[(&str, &[&str])] = &[
     ("devices", &[]),
     ("hello", &["--threads", "4"]),
-    ("hello-noinline", &["--threads", "4"]),
     ("std-coverage", &[]),
     ("panic", &[]),
     ("hang", &[]),
