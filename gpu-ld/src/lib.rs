@@ -930,7 +930,8 @@ fn rewrite_ir(bin: &Path, work: &Path, optimized: &Path, target: Target, passes:
     let mut ir = fs::read_to_string(&text).map_err(LinkError::io("read", &text))?;
     let mut changed = false;
     // First: the rewrites after it see ordinary calls and returns.
-    if let Some((lowered, report)) = unwind::lower(&ir, target == Target::Nvptx)? {
+    // Both runtimes tell the word's address from the kernel's start on.
+    if let Some((lowered, report)) = unwind::lower(&ir, true)? {
         if verbose {
             eprintln!("gpu-ld: unwinding lowered: {report:?}");
         }

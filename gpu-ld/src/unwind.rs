@@ -33,10 +33,10 @@
 //! `landingpad` and no [`RAISE`] (built with `panic=abort`) is not touched.
 //!
 //! The check costs a load of the warp's word (a shared-memory load on
-//! NVIDIA), a compare and a branch the hardware predicts as not taken,
-//! after calls that were not inlined. On NVIDIA a function with several
-//! checks computes the word's address once, on entry ([`WORD`]); elsewhere
-//! each check asks for the word ([`EXCEPTION`]).
+//! NVIDIA, a scratch load on AMD), a compare and a branch the hardware
+//! predicts as not taken, after calls that were not inlined. A function
+//! with several checks computes the word's address once, on entry
+//! ([`WORD`]); one with a single check asks for the word ([`EXCEPTION`]).
 
 use std::collections::{HashMap, HashSet};
 
@@ -110,8 +110,8 @@ pub fn unwinds(ir: &str) -> bool {
 /// `word_once`: a function with several checks finds the word's address on
 /// entry ([`WORD`]), which needs an address the runtime can tell from the
 /// first instruction of the kernel on (NVIDIA: the warp's entry in shared
-/// memory, by `%tid`; AMD finds it through the thread table, which the
-/// kernel's start writes).
+/// memory, by `%tid`; AMD: beside the lane's stack pointer, which the
+/// kernel entry publishes before any call: `Hal::unwind_word`).
 pub fn lower(ir: &str, word_once: bool) -> Result<Option<(String, Report)>, Refused> {
     if !unwinds(ir) {
         return Ok(None);

@@ -71,6 +71,18 @@ unsafe impl<const WAVE: u32> Hal for AmdHal<WAVE> {
     fn sync_lane(_mask: u64) {
         amdgpu::wave_barrier();
     }
+    /// The lane's word in its `LaneStack` (`crate::stack::__gpu_stack_slot`),
+    /// which the kernel entry publishes before any call: the thread
+    /// table's copy in the runtime is written only by warp 0's init, and a
+    /// warp beyond the table has no slot. Per lane; only the leader's is
+    /// ever set (a lane function cannot unwind: `rt_common::unwind`).
+    #[inline(always)]
+    fn unwind_word(_rt: &rt_common::Runtime) -> *mut *mut u8 {
+        let pair = crate::stack::__gpu_stack_slot.load(Ordering::Relaxed);
+        // In bounds of the lane's pair (`LaneStack` is `[u64; 4]`), which
+        // lives as long as the kernel; a word is a pointer's size here.
+        pair.cast::<*mut u8>().wrapping_add(rt_common::stack::LANE_EXCEPTION)
+    }
     /// `workgroup_id.x × block_warps + workitem_id.x / WAVE`.
     #[inline(always)]
     fn thread_index(block_warps: u32) -> u32 {

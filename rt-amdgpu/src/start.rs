@@ -30,21 +30,22 @@ unsafe extern "C" {
 /// of `block_warps` whole waves.
 #[unsafe(no_mangle)]
 pub unsafe extern "gpu-kernel" fn __gpu_start(launch: *const LaunchBlock) {
-    let mut pair: LaneStack = [0; 3];
+    let mut pair: LaneStack = [0; 4];
     // Not zeroed: it is a stack (zeroing would cost every lane 2 KiB of stores).
     let mut fallback = MaybeUninit::<[u64; FALLBACK_STACK_WORDS]>::uninit();
     // Folded to a constant for the target CPU: one arm remains.
     if core::arch::amdgpu::wavefrontsize() == 64 {
-        // SAFETY: at kernel start, before any function with a moved frame;
-        // both live until this function returns. Then the kernel's contract.
+        // SAFETY: at kernel start, before any call; both live until this
+        // function returns, the pair used through the slot only. Then the
+        // kernel's contract.
         unsafe {
-            enter_kernel::<Wave64>(&__gpu_stack_slot, &mut pair, &mut fallback, launch);
+            enter_kernel::<Wave64>(&__gpu_stack_slot, &raw mut pair, &mut fallback, launch);
             out_of_line(start_wave::<Wave64> as unsafe fn(_))(launch);
         }
     } else {
         // SAFETY: as above.
         unsafe {
-            enter_kernel::<Wave32>(&__gpu_stack_slot, &mut pair, &mut fallback, launch);
+            enter_kernel::<Wave32>(&__gpu_stack_slot, &raw mut pair, &mut fallback, launch);
             out_of_line(start_wave::<Wave32> as unsafe fn(_))(launch);
         }
     }

@@ -93,6 +93,24 @@ pub unsafe trait Hal: 'static {
     {
         Self::warp_private(rt.my_slot::<Self>())
     }
+    /// Where the calling warp's exception in flight is ([`crate::unwind`]),
+    /// read after every call that may unwind, from the kernel's start on:
+    /// also before warp 0 has initialised the runtime, and in warps beyond
+    /// the thread table. [`WarpPrivate::exception`] by default (NVIDIA's is
+    /// in shared memory, reset first thing); AMD keeps it in the lane's
+    /// [`LaneStack`], which the kernel entry publishes before any call,
+    /// since its default would find the slot through the runtime's copy of
+    /// the launch block, written only by warp 0's init.
+    ///
+    /// [`WarpPrivate::exception`]: crate::slot::WarpPrivate::exception
+    /// [`LaneStack`]: crate::stack::LaneStack
+    #[inline(always)]
+    fn unwind_word(rt: &crate::Runtime) -> *mut *mut u8
+    where
+        Self: Sized,
+    {
+        Self::my_warp_private(rt).exception.get()
+    }
     /// Lets the warp sleep for about `ns` nanoseconds without issuing
     /// instructions; may end early or late (a hint, like `nanosleep`).
     fn sleep_ns(ns: u32);

@@ -96,7 +96,10 @@ pub struct WarpPrivate {
     /// reserved key is never destroyed).
     pub std_tls: [UnsafeCell<*mut u8>; TLS_RESERVED_KEYS],
     /// The exception in flight (null: none), `gpu-ld`'s unwinding word
-    /// ([`crate::unwind`]). Null whenever a thread starts or ends.
+    /// ([`crate::unwind`]), where the HAL keeps it here (not AMD:
+    /// [`Hal::unwind_word`]). Null whenever a thread starts or ends.
+    ///
+    /// [`Hal::unwind_word`]: crate::hal::Hal::unwind_word
     pub exception: UnsafeCell<*mut u8>,
 }
 

@@ -17,8 +17,9 @@
 //! handler, so deep recursion ends with std's report, not an illegal
 //! address.
 //!
-//! The lane's current stack pointer, limit and call-stack floor are a
-//! [`LaneStack`] in the kernel's own private frame. Its generic (flat) address is the same in
+//! The lane's current stack pointer, limit and call-stack floor (and, on
+//! AMD, unwinding's exception word) are a [`LaneStack`] in the kernel's own
+//! private frame. Its generic (flat) address is the same in
 //! every lane (each lane's private window maps it to its own memory), so one
 //! global, the vendor crate's `__gpu_stack_slot`, tells every rewritten
 //! function where its lane's pair is. Every lane stores it at kernel start
@@ -48,13 +49,19 @@ use crate::runtime::Runtime;
 use crate::start::Msg;
 use rt_abi::abi::Entry;
 
-/// A lane's `[stack pointer, limit, call-stack floor]`: frames must stay at
-/// or above the limit, and the driver's call stack pointer
+/// A lane's `[stack pointer, limit, call-stack floor, exception]`: frames
+/// must stay at or above the limit, and the driver's call stack pointer
 /// ([`Hal::call_stack_pointer`]) at or above the floor (0: unchecked).
 /// Where the call stack grows up ([`Hal::CALL_STACK_GROWS_UP`], AMD) the
 /// third word is its ceiling instead (`u64::MAX`: unchecked).
 /// Bit 0 of the limit is set once the lane is reporting an overflow.
-pub type LaneStack = [u64; 3];
+/// The fourth is the lane's exception in flight where the vendor keeps
+/// unwinding's word here ([`Hal::unwind_word`], AMD: [`LANE_EXCEPTION`]);
+/// null from the kernel's start.
+pub type LaneStack = [u64; 4];
+
+/// The index of the exception word in a [`LaneStack`].
+pub const LANE_EXCEPTION: usize = 3;
 
 /// Words of the per-lane fallback stack in the kernel frame, used when the
 /// launch has no stacks region (a launcher that does not know shared
@@ -98,24 +105,35 @@ fn lane_region<H: Hal>(launch: *const LaunchBlock) -> Option<(u64, u64)> {
 /// `LaunchBlock::stacks`, or `fallback` (private) when there is none, and
 /// publishes `pair`'s address in `slot` for the rewritten functions.
 ///
+/// The address is published first, with no exception in flight: the
+/// functions that find the lane's region are not always inlined, and
+/// under unwinding each may check the exception word after its calls
+/// (AMD reads it through `slot`: [`Hal::unwind_word`]).
+///
 /// # Safety
-/// Called at kernel start by every lane, before any rewritten function,
-/// with `pair` and `fallback` in the kernel's frame (alive until it
-/// returns); `launch` is the kernel's launch block or null; `slot` is the
-/// vendor's `__gpu_stack_slot`.
+/// Called at kernel start by every lane, before any rewritten function
+/// and any call, with `pair` and `fallback` in the kernel's frame (alive
+/// until it returns; the pair is used only through `slot` afterwards);
+/// `launch` is the kernel's launch block or null; `slot` is the vendor's
+/// `__gpu_stack_slot`.
 #[inline(always)]
 pub unsafe fn enter_kernel<H: Hal>(
     slot: &AtomicPtr<LaneStack>,
-    pair: &mut LaneStack,
+    pair: *mut LaneStack,
     fallback: &mut MaybeUninit<[u64; FALLBACK_STACK_WORDS]>,
     launch: *const LaunchBlock,
 ) {
+    // SAFETY: the caller's `pair`, in the kernel's frame; a raw pointer
+    // only, as the calls below may read it through `slot`.
+    unsafe { *pair = [0; 4] };
+    // Every lane stores the same address; each lane's later loads see it.
+    slot.store(pair, Relaxed);
     let fallback_bytes = (FALLBACK_STACK_WORDS * 8) as u64;
     let (bottom, bytes) = lane_region::<H>(launch).unwrap_or((fallback.as_mut_ptr() as u64, fallback_bytes));
     let reserve = STACK_RESERVE_BYTES.min(bytes / 2);
-    *pair = [bottom + bytes, bottom + reserve, call_stack_floor::<H>(launch)];
-    // Every lane stores the same address; each lane's later loads see it.
-    slot.store(pair, Relaxed);
+    let floor = call_stack_floor::<H>(launch);
+    // SAFETY: as above; the exception word stays null.
+    unsafe { *pair = [bottom + bytes, bottom + reserve, floor, 0] };
 }
 
 /// The lowest call-stack pointer a recursive function may run at: the
@@ -194,7 +212,7 @@ pub unsafe fn call_on_stack(slot: &AtomicPtr<LaneStack>, entry: Entry, data: *mu
     let bottom = stack as u64;
     let reserve = STACK_RESERVE_BYTES.min(len as u64 / 2);
     // SAFETY: as above. The call stack does not change: its floor stays.
-    unsafe { *pair = [bottom + len as u64, bottom + reserve, saved[2]] };
+    unsafe { *pair = [bottom + len as u64, bottom + reserve, saved[2], saved[LANE_EXCEPTION]] };
     // SAFETY: the caller's contract.
     unsafe { entry(data) };
     // SAFETY: as above; the frames above ours are gone.

@@ -11,7 +11,9 @@
 //!
 //! The lowered code reads it ([`exception`]) after every call that may
 //! unwind, so the read is one load of the warp's private state (shared
-//! memory on NVIDIA, no slot looked up: [`Hal::my_warp_private`]). Only the
+//! memory on NVIDIA, no slot looked up: [`Hal::my_warp_private`]; AMD keeps
+//! it beside the lane's stack pointer: [`Hal::unwind_word`]), valid from
+//! the kernel's start: the runtime's own start runs lowered code too. Only the
 //! leader lane writes it: std's `panic_unwind` aborts rather than raise on
 //! another lane, since that lane's exception would have no word of its own
 //! and the leader is waiting for it. Other lanes may read it (lane work
@@ -34,23 +36,23 @@ use crate::runtime::Runtime;
 /// none.
 #[inline(always)]
 pub fn exception<H: Hal>(rt: &Runtime) -> *mut u8 {
-    // SAFETY: the warp's own word (`Hal::my_warp_private`), written only by
+    // SAFETY: the warp's own word (`Hal::unwind_word`), written only by
     // its leader lane, which is the caller or waits for the caller.
-    unsafe { *H::my_warp_private(rt).exception.get() }
+    unsafe { *H::unwind_word(rt) }
 }
 
 /// `__gpu_unwind_word`: where the calling warp's exception word is, for
 /// functions that read it after several calls.
 #[inline(always)]
 pub fn word<H: Hal>(rt: &Runtime) -> *mut *mut u8 {
-    H::my_warp_private(rt).exception.get()
+    H::unwind_word(rt)
 }
 
 /// `__gpu_unwind_catch`: takes the exception in flight (null if none) and
 /// leaves none, as a landing pad begins.
 #[inline(always)]
 pub fn catch<H: Hal>(rt: &Runtime) -> *mut u8 {
-    let word = H::my_warp_private(rt).exception.get();
+    let word = H::unwind_word(rt);
     // SAFETY: as in `exception`; a landing pad runs on the leader lane (a
     // lane function cannot unwind, see the module's comment).
     unsafe { core::mem::replace(&mut *word, core::ptr::null_mut()) }
@@ -66,7 +68,7 @@ pub fn catch<H: Hal>(rt: &Runtime) -> *mut u8 {
 #[inline(always)]
 pub unsafe fn resume<H: Hal>(rt: &Runtime, e: *mut u8) {
     // SAFETY: as in `exception`, on the leader lane (the caller's contract).
-    unsafe { *H::my_warp_private(rt).exception.get() = e };
+    unsafe { *H::unwind_word(rt) = e };
 }
 
 /// Leaves no exception in flight for the warp's next thread. A thread's
@@ -75,5 +77,5 @@ pub unsafe fn resume<H: Hal>(rt: &Runtime, e: *mut u8) {
 #[inline]
 pub(crate) fn end_thread<H: Hal>(rt: &Runtime) {
     // SAFETY: as in `exception`: the leader lane, after the entry returned.
-    unsafe { *H::my_warp_private(rt).exception.get() = core::ptr::null_mut() };
+    unsafe { *H::unwind_word(rt) = core::ptr::null_mut() };
 }

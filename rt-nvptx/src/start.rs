@@ -34,12 +34,12 @@ unsafe extern "C" {
 /// whole warps.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn __gpu_start(launch: *const LaunchBlock) {
-    let mut pair: LaneStack = [0; 3];
+    let mut pair: LaneStack = [0; 4];
     // Not zeroed: it is a stack (zeroing would cost every lane 2 KiB of stores).
     let mut fallback = MaybeUninit::<[u64; FALLBACK_STACK_WORDS]>::uninit();
-    // SAFETY: at kernel start, before any function with a moved frame;
-    // both live until this function returns.
-    unsafe { enter_kernel::<NvHal>(&__gpu_stack_slot, &mut pair, &mut fallback, launch) };
+    // SAFETY: at kernel start, before any call; both live until this
+    // function returns, the pair used through the slot only.
+    unsafe { enter_kernel::<NvHal>(&__gpu_stack_slot, &raw mut pair, &mut fallback, launch) };
     // Every lane, before anything reads it: `gpu-ld` keeps it (and the
     // stack slot) in shared memory, one copy per block
     // (gpu-ld/src/block_shared.rs).
