@@ -538,9 +538,10 @@ struct Llc<'a> {
     flags: &'a [String],
 }
 
-/// `llc` flags a target's links get besides the CPU and level.
+/// `llc` flags a target's links get besides the CPU and level: [`NO_SLSR`] for
+/// both, and for amdgcn [`AMD_SPLIT_MODE`] and `-enable-ipra=0`.
 ///
-/// amdgcn: `-enable-ipra=0`. AMDGPU turns LLVM's interprocedural register
+/// `-enable-ipra=0`: AMDGPU turns LLVM's interprocedural register
 /// allocation on, under which a function local to the module saves none of
 /// the callee-saved registers it uses and each caller saves what it keeps
 /// live across the call instead: with Rust's many small calls, every call
@@ -551,11 +552,26 @@ struct Llc<'a> {
 /// turns it back on.
 fn codegen_flags(target: Target) -> Vec<String> {
     let mut flags = vec![NO_SLSR.to_string()];
-    if target == Target::Amdgcn && !std::env::var("GPU_LD_AMD_IPRA").is_ok_and(|v| v == "1") {
-        flags.push("-enable-ipra=0".into());
+    if target == Target::Amdgcn {
+        flags.push(AMD_SPLIT_MODE.to_string());
+        if !std::env::var("GPU_LD_AMD_IPRA").is_ok_and(|v| v == "1") {
+            flags.push("-enable-ipra=0".into());
+        }
     }
     flags
 }
+
+/// Keeps AMDGPU's greedy register allocator from a crash: in its default
+/// `speed` mode of splitting live ranges, `llc` for gfx1100 died with a
+/// segfault in `SplitEditor::finish` on crossbeam-channel's `Iter::next` in
+/// examples/real-crates (a known family of AMDGPU crashes in LLVM's SplitKit,
+/// e.g. llvm/llvm-project#199554). `default` is LLVM's plain partition mode:
+/// the complement of a split covers exactly the rest of the range, at the cost
+/// of copies the `speed` mode would have moved to cold blocks. PTX has no
+/// register allocation, so NVIDIA is unaffected. Remove once the pinned LLVM
+/// builds real-crates for gfx1100 without it (the `real_crates_gfx1100`
+/// code-object test).
+const AMD_SPLIT_MODE: &str = "-split-spill-mode=default";
 
 /// Keeps `llc` from running straight-line strength reduction, which both GPU
 /// backends (and no host target) run before instruction selection. LLVM 22's
