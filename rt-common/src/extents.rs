@@ -108,6 +108,7 @@ impl BitTree {
         i < self.bits && self.word(0, i / 64).load(Relaxed) & (1 << (i % 64)) != 0
     }
 
+    #[rustc_nounwind] // a panic here aborts: see the crate docs
     pub fn insert(&self, mut i: u64) {
         debug_assert!(i < self.bits);
         for l in 0..self.levels {
@@ -121,6 +122,7 @@ impl BitTree {
         }
     }
 
+    #[rustc_nounwind] // a panic here aborts: see the crate docs
     pub fn remove(&self, mut i: u64) {
         debug_assert!(self.contains(i));
         for l in 0..self.levels {
@@ -135,6 +137,7 @@ impl BitTree {
     }
 
     /// The smallest index in the set that is `≥ i`.
+    #[rustc_nounwind] // a panic here aborts: see the crate docs
     pub fn next(&self, mut i: u64) -> Option<u64> {
         let mut l = 0;
         loop {
@@ -160,6 +163,7 @@ impl BitTree {
     }
 
     /// The largest index in the set that is `≤ i`.
+    #[rustc_nounwind] // a panic here aborts: see the crate docs
     pub fn prev(&self, i: u64) -> Option<u64> {
         let mut i = i.min(self.bits.checked_sub(1)?);
         let mut l = 0;
@@ -315,6 +319,7 @@ impl Extents {
     }
 
     /// Frees `[a, a + n)`, merging it with the free extents on either side.
+    #[rustc_nounwind] // a panic here aborts: see the crate docs
     pub fn free(&self, a: u64, n: u64) {
         debug_assert!(n > 0 && a + n <= self.pages);
         let mut first = a;

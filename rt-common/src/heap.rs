@@ -274,6 +274,7 @@ impl Heap {
     /// not cache or when its cache is full, and inlined its loop was copied
     /// into each of the program's frees (48 in hello-threads).
     #[inline(never)]
+    #[rustc_nounwind] // a panic here aborts: see the crate docs
     fn push_chain<H: Hal>(&self, k: u32, first: u32, last: u32) {
         let list = &self.lists[(k - MIN_CLASS) as usize];
         let mut head = list.load(Relaxed);
@@ -345,6 +346,7 @@ impl Heap {
     /// stay as small as they were.
     #[cold]
     #[inline(never)]
+    #[rustc_nounwind] // a panic here aborts: see the crate docs
     fn alloc_large<H: Hal>(&self, size: usize, align: usize) -> *mut u8 {
         let size = size.max(1) as u64;
         self.locked::<H, _>(|pages| {
@@ -364,6 +366,7 @@ impl Heap {
     /// stay as small as they were.
     #[cold]
     #[inline(never)]
+    #[rustc_nounwind] // a panic here aborts: see the crate docs
     fn free_large<H: Hal>(&self, p: *mut u8, size: usize) {
         self.locked::<H, _>(|pages| {
             let n = pages.pages_for(size.max(1) as u64);
@@ -468,6 +471,7 @@ impl Heap {
 
     /// `size` bytes aligned to `align` (a power of two), or null. `me` is
     /// the caller's slot (for its cache), if the caller runs a thread.
+    #[rustc_nounwind] // a panic here aborts: see the crate docs
     pub fn alloc<H: Hal>(&self, me: Option<&Slot>, size: usize, align: usize) -> *mut u8 {
         match class_of(size, align) {
             Some(k) => self.alloc_class::<H>(me, k),
@@ -479,6 +483,7 @@ impl Heap {
     ///
     /// # Safety
     /// `p` came from this heap with this layout and is not used afterwards.
+    #[rustc_nounwind] // a panic here aborts: see the crate docs
     pub unsafe fn dealloc<H: Hal>(&self, me: Option<&Slot>, p: *mut u8, size: usize, align: usize) {
         match class_of(size, align) {
             Some(k) => self.free_class::<H>(me, k, p),
@@ -491,6 +496,7 @@ impl Heap {
     ///
     /// # Safety
     /// As for [`Heap::dealloc`] with `old_size`; on success `p` is freed.
+    #[rustc_nounwind] // a panic here aborts: see the crate docs
     pub unsafe fn realloc<H: Hal>(
         &self,
         me: Option<&Slot>,

@@ -268,6 +268,7 @@ pub fn misuse_message(msg: &mut Msg, what: &str, lane: u32) {
 
 #[cold]
 #[inline(never)]
+#[rustc_nounwind] // ends the program; see the crate docs
 fn lane_misuse<H: Hal>(rt: &Runtime, what: &str, lane: u32) -> ! {
     let mut msg = Msg::new();
     misuse_message(&mut msg, what, lane);
@@ -276,6 +277,7 @@ fn lane_misuse<H: Hal>(rt: &Runtime, what: &str, lane: u32) -> ! {
 
 #[cold]
 #[inline(never)]
+#[rustc_nounwind] // ends the program; see the crate docs
 fn nested<H: Hal>(rt: &Runtime) -> ! {
     let mut msg = Msg::new();
     let _ = msg.write_str(

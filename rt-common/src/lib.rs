@@ -26,8 +26,22 @@
 //!
 //! Built as a dependency of std (`rustc-dep-of-std`): only `core`. `rt-host`
 //! runs all of it on the CPU (its `CpuHal`) in `cargo test` and under loom.
+//!
+//! # The runtime never unwinds
+//! std is built with `panic = "unwind"`, and so is this crate: a bounds check
+//! or a `write!` makes a function "may unwind", and every caller of it, std's
+//! allocator included, then gets `gpu-ld`'s check after the call (a load,
+//! a compare, a branch; most of a program's checks were calls into the heap
+//! and the abort reports). None of it may unwind: a panic in the heap
+//! would leave its lists half-updated (and Rust's global allocator must not
+//! unwind), and the reports end the program. So the functions where such a
+//! panic would start are `#[rustc_nounwind]`: rustc makes a panic inside one
+//! abort ("panic in a function that cannot unwind"), and LLVM then proves
+//! their callers `nounwind` as well.
 #![no_std]
 #![deny(unsafe_op_in_unsafe_fn)]
+#![feature(rustc_attrs)]
+#![allow(internal_features)]
 // `cfg(loom)` is declared in Cargo.toml; the manifest generated for the std
 // build does not declare it.
 #![allow(unexpected_cfgs)]

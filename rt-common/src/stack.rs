@@ -260,6 +260,7 @@ pub(crate) fn overflow_message(msg: &mut Msg, name: &[u8], lane: u32, which: Exh
 /// for the first one's abort to end them.
 #[cold]
 #[inline(never)]
+#[rustc_nounwind] // ends the program; see the crate docs
 pub fn overflow<H: Hal>(rt: &Runtime, which: Exhausted) -> ! {
     let me = rt.my_slot::<H>();
     let len = (me.name_len.load(crate::primitive::Ordering::Relaxed) as usize).min(crate::slot::NAME_BYTES);

@@ -70,6 +70,7 @@ pub(crate) fn launch_ok<H: Hal>(lb: &LaunchBlock) -> bool {
 
 /// Checks the launch block against this code object; explains a mismatch
 /// as one stderr line in `msg`.
+#[rustc_nounwind] // see the crate docs
 fn check<H: Hal>(lb: &LaunchBlock, msg: &mut Msg) -> bool {
     let _ = msg.write_str("gpu runtime: launch rejected: ");
     let _ = if lb.magic != LAUNCH_MAGIC {
@@ -117,6 +118,7 @@ fn check<H: Hal>(lb: &LaunchBlock, msg: &mut Msg) -> bool {
 /// # Safety
 /// `lb.ring` is 0 or the launch's ring.
 #[inline(never)]
+#[rustc_nounwind] // ends the program; see the crate docs
 unsafe fn report_and_abort<H: Hal>(lb: &LaunchBlock, msg: &Msg) {
     // A launcher of another version may give no room; the report's packets
     // are the ring's first two, which never look at it (a ring has at least
