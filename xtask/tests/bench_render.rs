@@ -91,10 +91,10 @@ fn ratios_to_native_come_from_the_same_run() {
             "backend": backend, "device": device, "driver": "fake driver", "commit": commit, "date": date,
         })
     };
-    let goal = "FAKE H100 fixture (test data, not a measurement)";
+    let goal = "FAKE H200 fixture (test data, not a measurement)";
     let other = "FAKE other fixture GPU (test data, not a measurement)";
     let files = [
-        ("2026-01-03-fake-h100-fake0003.json", vec![row("nvidia", "", 2000.0, goal, "2026-01-03T00:00:00Z", "fake0003"), row("native-cuda", "", 4000.0, goal, "2026-01-03T00:00:00Z", "fake0003")]),
+        ("2026-01-03-fake-h200-fake0003.json", vec![row("nvidia", "", 2000.0, goal, "2026-01-03T00:00:00Z", "fake0003"), row("native-cuda", "", 4000.0, goal, "2026-01-03T00:00:00Z", "fake0003")]),
         ("2026-01-04-fake-other-fake0004.json", vec![row("nvidia", "wide", 500.0, other, "2026-01-04T00:00:00Z", "fake0004"), row("native-cuda", "", 1000.0, other, "2026-01-04T00:00:00Z", "fake0004")]),
     ];
     for (name, rows) in files {

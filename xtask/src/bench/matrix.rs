@@ -66,9 +66,9 @@ impl<'a> Matrix<'a> {
                 groups.entry((key.0, key.1, row.backend.clone())).or_default().push((f, row));
             }
         }
-        // Runs on the goals' device (BENCH.md's goals are for the H100) sort
-        // after the others, so "newest" means the newest run there, and a
-        // cell's ratio and verdict come from one H100 run.
+        // Runs on the goals' device (spec::GOAL_DEVICE) sort after the
+        // others, so "newest" means the newest run there, and a cell's ratio
+        // and verdict come from one run on it.
         for entries in groups.values_mut() {
             entries.sort_by(|a, b| (goal_device(&a.1.device), &a.1.date, a.0).cmp(&(goal_device(&b.1.device), &b.1.date, b.0)));
         }
@@ -137,5 +137,5 @@ fn score(r: &Row) -> f64 {
 
 /// Whether `device` is the one BENCH.md's goals are for.
 fn goal_device(device: &str) -> bool {
-    device.contains("H100")
+    device.contains(spec::GOAL_DEVICE)
 }

@@ -108,7 +108,7 @@ fn cell_with_spread(m: &Matrix, bench: &str, variant: &str, backend: &str) -> St
         .filter(|(_, r)| r.measured() && r.device == latest.device)
         .filter_map(|(_, r)| r.latency().map(|l| l.0).or(r.value()))
         .collect();
-    // The newest figure of each other device (an H200 beside the H100).
+    // The newest figure of each other device (an H100 beside the H200).
     let mut others: Vec<(&str, String)> = Vec::new();
     for (_, r) in m.history(bench, variant, backend).iter().rev() {
         if r.measured() && r.device != latest.device && !others.iter().any(|(d, _)| *d == r.device) {
@@ -208,14 +208,18 @@ pub fn render_markdown(files: &[RunFile]) -> String {
         files.len(),
         if files.len() == 1 { "" } else { "s" }
     );
-    out.push_str(
-        "Cells show the newest run (on the H100, the goals' device, where there is one): latencies as p50 / p99 \
+    out.push_str(&format!(
+        "Cells show the newest run (on the {goal}, the goals' device, where there is one): latencies as p50 / p99 \
          (≥ 10,000 samples unless the row's JSON says otherwise), rates as a value; earlier runs on the same \
          device add their spread, and the newest figure of each other device is added below. \
          Ratios are ours ÷ baseline from the same run: for a latency below 1 is faster than the baseline, \
-         for a rate above 1 is. Goals are `benches/BENCH.md`'s, for the H100, checked on the GPU-NVIDIA cell.\n\n",
-    );
-    out.push_str("| benchmark | variant | GPU-AMD | GPU-NVIDIA | CPU | native baseline | NVIDIA ÷ native | NVIDIA ÷ CPU | goal (H100) | met |\n");
+         for a rate above 1 is. Goals are `benches/BENCH.md`'s, for the {goal}, checked on the GPU-NVIDIA cell.\n\n",
+        goal = spec::GOAL_DEVICE
+    ));
+    out.push_str(&format!(
+        "| benchmark | variant | GPU-AMD | GPU-NVIDIA | CPU | native baseline | NVIDIA ÷ native | NVIDIA ÷ CPU | goal ({}) | met |\n",
+        spec::GOAL_DEVICE
+    ));
     out.push_str("|---|---|---|---|---|---|---|---|---|---|\n");
     for s in &spec::SPECS {
         let variants: Vec<&str> = m.keys.iter().filter(|(b, _)| b == s.id).map(|(_, v)| v.as_str()).collect();
