@@ -90,8 +90,9 @@ for tt in 1 64; do
 done
 
 ratio=$(awk "BEGIN{printf \"%.2f\", $gpu_s / $host_s}")
+# Failures are the rows' `failed` and `harnesses_not_ok` (the matrix's goal
+# checks them); `status` is the schema's `measured`.
 status=measured
-[ "$gbad" = 0 ] && [ "$gf" = 0 ] || status="measured: $gbad harnesses not ok, $gf tests failed"
 cpu=$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')
 cat > "$RES/cargo_test.json" <<EOF
 [

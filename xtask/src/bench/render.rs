@@ -168,6 +168,10 @@ fn check(m: &Matrix, c: Check, bench: &str, variant: &str) -> Option<Result<Stri
             let v = r.fields.get(k)?.as_f64()?;
             verdict(v == 0.0, format!("{k}: {v}"))
         }
+        Check::FieldAtMost(k, max) => {
+            let v = r.fields.get(k)?.as_f64()?;
+            verdict(v <= max, format!("{k}: {v} vs ≤ {max}"))
+        }
     }
 }
 

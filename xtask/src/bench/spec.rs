@@ -22,6 +22,8 @@ pub enum Check {
     FieldTrue(&'static str),
     /// A numeric field of the row is 0.
     FieldZero(&'static str),
+    /// A numeric field of the row is at most this.
+    FieldAtMost(&'static str, f64),
 }
 
 /// How `gpurun-dev bench` gets the numbers.
@@ -62,7 +64,7 @@ use Check::*;
 /// other devices stay, shown below the cell).
 pub const GOAL_DEVICE: &str = "H200";
 
-pub const SPECS: [Spec; 18] = [
+pub const SPECS: [Spec; 19] = [
     Spec {
         id: "spawn_join",
         unit: "ns",
@@ -255,6 +257,20 @@ pub const SPECS: [Spec; 18] = [
         native: Some("heap_large"),
         how: How::Program,
     },
+    Spec {
+        id: "cargo_test",
+        unit: "s",
+        what: "wall time of a real crate's own tests under `cargo test` (crossbeam-channel 0.5.17: 14 harnesses, 391 tests), one launch per harness",
+        baseline: "the host's `cargo test` of the same harnesses (the CPU cell)",
+        goal: "≤ 1.5× the host's wall time, every test passing",
+        checks: &[
+            ("crossbeam-channel-0.5.17", FieldAtMost("ratio_gpu_host", 1.5)),
+            ("crossbeam-channel-0.5.17", FieldZero("failed")),
+            ("crossbeam-channel-0.5.17", FieldZero("harnesses_not_ok")),
+        ],
+        native: None,
+        how: How::NotYet("a crate's own test suite, not a program of benches/programs: scripts/make-suite-bundle.sh and scripts/gpu-suite.sh run it"),
+    },
 ];
 
 /// Every benchmark id, in table order.
@@ -369,11 +385,11 @@ mod tests {
             [
                 "spawn_join", "wake_latency", "mutex_uncontended", "mutex_handoff", "mutex_contended", "channel_1p1c",
                 "channel_32p1c", "sleep_accuracy", "yield", "reduction", "println", "max_threads", "barrier",
-                "idle_cost", "host_call", "cold_start", "heap", "heap_large"
+                "idle_cost", "host_call", "cold_start", "heap", "heap_large", "cargo_test"
             ]
         );
         assert_eq!(order("barrier"), 12);
-        assert_eq!(order("nope"), 18);
+        assert_eq!(order("nope"), 19);
     }
 
     #[test]
