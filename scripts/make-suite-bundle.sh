@@ -13,9 +13,8 @@
 # Usage: scripts/make-suite-bundle.sh [ARCH]   (default sm_90)
 # Env: SUITE_WORK (default $TMPDIR/crate-suite, outside this workspace): where the
 # crate is fetched and built.
-# The crate comes from crates.io through cargo itself (a throwaway package that
-# depends on it exactly, `cargo fetch`, its path from `cargo metadata`), so a
-# clean machine gets the same source. Our edit to its manifest is printed.
+# The crate comes from crates.io through cargo itself (scripts/crate-source.sh),
+# so a clean machine gets the same source. Our edit to its manifest is printed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -30,20 +29,8 @@ G=$root/target/release/gpurun
 $G setup >/dev/null
 
 # 1. The crate's source, as cargo downloads it.
-mkdir -p "$work/fetch/src"
-cat > "$work/fetch/Cargo.toml" <<EOF
-[package]
-name = "suite-fetch"
-version = "0.0.0"
-edition = "2021"
-[dependencies]
-$crate = "=$version"
-EOF
-: > "$work/fetch/src/lib.rs"
-cargo fetch --quiet --manifest-path "$work/fetch/Cargo.toml"
-src=$(cargo metadata --quiet --format-version 1 --manifest-path "$work/fetch/Cargo.toml" |
-    python3 -c 'import json,sys; m=json.load(sys.stdin); print(next(p["manifest_path"] for p in m["packages"] if p["name"]==sys.argv[1] and p["version"]==sys.argv[2]))' "$crate" "$version")
-src=$(dirname "$src")
+. scripts/crate-source.sh
+src=$(crate_source "$crate" "$version" "$work/fetch")
 echo "source: $src"
 
 # 2. Two copies: one for the host, one made a GPU crate by `gpurun init`.

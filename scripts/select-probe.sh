@@ -29,14 +29,10 @@ crossbeam-channel = "=0.5.17"
 crossbeam-channel = { path = "vendor/crossbeam-channel" }
 TOML
 cp xtask/select-probe/main.rs "$work/src/bin/xbstress.rs"
-# The crate's source as cargo downloads it (a throwaway package first, so the
-# patch above does not replace it before it is fetched).
-mkdir -p "$work/fetch/src" && : > "$work/fetch/src/lib.rs"
-printf '[package]\nname = "fetch"\nversion = "0.0.0"\nedition = "2021"\n[workspace]\n[dependencies]\ncrossbeam-channel = "=0.5.17"\n' > "$work/fetch/Cargo.toml"
-cargo fetch --quiet --manifest-path "$work/fetch/Cargo.toml"
-src=$(cargo metadata --quiet --format-version 1 --manifest-path "$work/fetch/Cargo.toml" |
-    python3 -c 'import json,sys; m=json.load(sys.stdin); print(next(p["manifest_path"] for p in m["packages"] if p["name"]=="crossbeam-channel"))')
-cp -r "$(dirname "$src")" "$work/vendor/crossbeam-channel"
+# The crate's source as cargo downloads it (in a package of its own: the
+# probe's patch would replace it before it is fetched).
+. scripts/crate-source.sh
+cp -r "$(crate_source crossbeam-channel 0.5.17 "$work/fetch")" "$work/vendor/crossbeam-channel"
 chmod -R u+w "$work/vendor"
 patch -s -p1 -d "$work/vendor/crossbeam-channel" < xtask/select-probe/counters.diff
 

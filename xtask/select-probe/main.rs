@@ -22,7 +22,7 @@ fn main() {
         for s in 1..=secs {
             thread::sleep(Duration::from_secs(1));
             let d: Vec<usize> = DONE.iter().map(|a| a.load(Relaxed)).collect();
-            println!("{s:>3}s counters [loops, wait_ready spins, parks, aborts, waiting checks, -] {:?} progress {:?}", crossbeam_channel::dbg_counts(), d);
+            println!("{s:>3}s counters [loops, wait_ready spins, parks, aborts, waiting checks] {:?} progress {:?}", crossbeam_channel::dbg_counts(), d);
         }
         println!("HANG after {secs}s");
         std::process::exit(3);
